@@ -1,0 +1,47 @@
+/* The one pass over a domain's touched cache lines, shared by take, export and the snapshots. */
+#ifndef SIFT_SCAN_H
+#define SIFT_SCAN_H
+
+#include "sift/covmap.h"
+
+#include <stdbool.h>
+
+#define SIFT_LINE 64
+
+/* One contiguous counter array inside a domain's index space. */
+typedef struct {
+    uint8_t *counters;
+    uint8_t *dirty; /* one byte per line; NULL when the compiler writes the counters */
+    size_t len;
+    size_t first; /* index of counters[0] in the domain */
+    bool owned;
+} sift_region;
+
+typedef struct {
+    sift_region *regions;
+    size_t nregions, cap;
+    size_t size;
+} sift_domain_map;
+
+struct sift_covmap {
+    sift_domain_map domains[SIFT_DOMAIN_COUNT];
+};
+
+/* Visits a line of LEN (<= 64) counters starting at domain index FIRST that may hold hits.
+ * Returns false to stop the walk. */
+typedef bool (*sift_line_fn)(void *ctx, uint8_t *counters, size_t len, size_t first);
+
+/* Calls FN for every line of DOMAIN that was touched (dirty, or found non-zero by a SIMD scan),
+ * in index order. CLEAN clears the dirty bytes of the lines visited. Returns false if FN
+ * stopped the walk. */
+bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bool clean);
+
+/* Bucket bits of every counter of a line of LEN bytes, written to OUT. */
+void sift_scan_classify(const uint8_t *counters, size_t len, uint8_t *out);
+
+/* Bits of the classified line that SEEN lacks: nonzero when the line holds anything new. */
+bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len);
+
+extern const uint8_t sift_bucket_table[256];
+
+#endif

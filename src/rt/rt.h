@@ -1,0 +1,67 @@
+/* The in-process runtime: the coverage state that compiled instrumentation writes into. */
+#ifndef SIFT_RT_H
+#define SIFT_RT_H
+
+#include "sift/covmap.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Counters of the comparison and value domains (sift writes them, so they carry dirty
+ * indexes). Powers of two so that a hash maps onto them with a mask. */
+#define SIFT_RT_CMP_COUNTERS    (1u << 16)
+#define SIFT_RT_VALUES_COUNTERS (1u << 16)
+
+/* Recent comparison operands, for input-to-state mutation: integer pairs and byte strings
+ * (memcmp, strcmp, ...). Fixed-size rings, overwritten oldest first; no locks. */
+#define SIFT_CMP_INTS    512
+#define SIFT_CMP_BYTES   128
+#define SIFT_CMP_BYTELEN 64
+
+typedef struct {
+    uint64_t a, b;
+    uint8_t size; /* operand width in bytes: 1, 2, 4 or 8 */
+} sift_cmp_int;
+
+typedef struct {
+    uint8_t a[SIFT_CMP_BYTELEN], b[SIFT_CMP_BYTELEN];
+    uint8_t len; /* bytes compared, at most SIFT_CMP_BYTELEN */
+} sift_cmp_bytes;
+
+typedef struct {
+    sift_cmp_int ints[SIFT_CMP_INTS];
+    sift_cmp_bytes bytes[SIFT_CMP_BYTES];
+    uint32_t int_next, byte_next; /* ring positions; grow forever, wrap by mask */
+} sift_cmp_table;
+
+/* A compiled module's pc table (from __sanitizer_cov_pcs_init): one entry per counter. */
+typedef struct {
+    const uintptr_t *pcs; /* pairs: pc, flags (1 = function entry) */
+    size_t first;         /* index of its first counter in the edges domain */
+    size_t len;
+} sift_rt_pcs;
+
+#define SIFT_RT_MAX_MODULES 256
+
+typedef struct {
+    sift_covmap *map;
+    sift_counters cmp, values;  /* allocated domains, hit through sift_hit() */
+    sift_cmp_table cmps;
+    bool tracing;               /* whether hooks record anything (off while not fuzzing) */
+    sift_rt_pcs pcs[SIFT_RT_MAX_MODULES];
+    size_t npcs;
+} sift_rt_state;
+
+/* The process's coverage state. The sanitizer-coverage callbacks carry no context pointer, so
+ * this one global is forced on the runtime; everything else takes its state explicitly.
+ * Initialised on first use (module constructors run before main). NULL only when out of
+ * memory at start-up, in which case every hook does nothing. */
+sift_rt_state *sift_rt(void);
+
+/* Records a comparison of two integers of SIZE bytes at call site PC (hooks and tests). */
+void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size);
+
+/* Records a comparison of two byte strings of LEN bytes at call site PC. */
+void sift_rt_cmp_bytes(sift_rt_state *rt, uintptr_t pc, const void *a, const void *b, size_t len);
+
+#endif
