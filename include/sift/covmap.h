@@ -16,9 +16,9 @@ typedef enum {
     SIFT_DOMAIN_VALUES = 2, /* function-boundary values */
 } sift_domain;
 
-#define SIFT_DOMAIN_COUNT   3
-#define SIFT_DOMAIN_BIT(d)  (1u << (d))
-#define SIFT_DOMAINS_ALL    ((1u << SIFT_DOMAIN_COUNT) - 1)
+#define SIFT_DOMAIN_COUNT  3
+#define SIFT_DOMAIN_BIT(d) (1u << (d))
+#define SIFT_DOMAINS_ALL   ((1u << SIFT_DOMAIN_COUNT) - 1)
 /* Largest number of counters a domain may hold (256 Mi). */
 #define SIFT_DOMAIN_MAX_LEN ((size_t)1 << 28)
 /* One dirty byte covers this many counters: one cache line. */

@@ -48,8 +48,7 @@ int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len,
 
 /* Counters ever covered (EDGES, "cov") and (counter, bucket) bits seen (FEATURES, "ft") in the
  * domains of MASK. Costs a pass over the snapshot: for stats, not for every execution. */
-int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges,
-                        size_t *features);
+int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges, size_t *features);
 
 #ifdef __cplusplus
 }

@@ -26,12 +26,14 @@ const char *sift_strerror(int status)
     }
 }
 
-sift_covmap *sift_covmap_new(void) { return calloc(1, sizeof(sift_covmap)); }
+sift_covmap *sift_covmap_new(void)
+{
+    return calloc(1, sizeof(sift_covmap));
+}
 
 void sift_covmap_free(sift_covmap *map)
 {
-    if (!map)
-        return;
+    if (!map) return;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         sift_domain_map *dom = &map->domains[d];
         for (size_t i = 0; i < dom->nregions; i++) {
@@ -47,8 +49,7 @@ void sift_covmap_free(sift_covmap *map)
 
 static sift_domain_map *domain_of(const sift_covmap *map, sift_domain domain)
 {
-    if (!map || (unsigned)domain >= SIFT_DOMAIN_COUNT)
-        return NULL;
+    if (!map || (unsigned)domain >= SIFT_DOMAIN_COUNT) return NULL;
     return (sift_domain_map *)&map->domains[domain];
 }
 
@@ -60,24 +61,21 @@ static int add_region(sift_covmap *map, sift_domain domain, sift_region r, size_
     if (dom->nregions == dom->cap) {
         size_t cap = dom->cap ? dom->cap * 2 : 4;
         sift_region *grown = realloc(dom->regions, cap * sizeof(*grown));
-        if (!grown)
-            return SIFT_ENOMEM;
+        if (!grown) return SIFT_ENOMEM;
         dom->regions = grown;
         dom->cap = cap;
     }
     r.first = dom->size;
     dom->regions[dom->nregions++] = r;
     dom->size += r.len;
-    if (first)
-        *first = r.first;
+    if (first) *first = r.first;
     return SIFT_OK;
 }
 
 int sift_covmap_alloc(sift_covmap *map, sift_domain domain, size_t len, uint8_t **counters,
                       size_t *first)
 {
-    if (!domain_of(map, domain) || len == 0 || len > SIFT_DOMAIN_MAX_LEN)
-        return SIFT_EINVAL;
+    if (!domain_of(map, domain) || len == 0 || len > SIFT_DOMAIN_MAX_LEN) return SIFT_EINVAL;
     size_t lines = (len + SIFT_LINE - 1) / SIFT_LINE;
     sift_region r = {.len = len, .owned = true};
     r.counters = aligned_alloc(SIFT_LINE, lines * SIFT_LINE);
@@ -94,8 +92,7 @@ int sift_covmap_alloc(sift_covmap *map, sift_domain domain, size_t len, uint8_t 
         free(r.dirty);
         return rc;
     }
-    if (counters)
-        *counters = r.counters;
+    if (counters) *counters = r.counters;
     return SIFT_OK;
 }
 
@@ -115,8 +112,7 @@ size_t sift_covmap_size(const sift_covmap *map, sift_domain domain)
 int sift_covmap_counters(sift_covmap *map, sift_domain domain, size_t first, sift_counters *out)
 {
     sift_domain_map *dom = domain_of(map, domain);
-    if (!dom || !out)
-        return SIFT_EINVAL;
+    if (!dom || !out) return SIFT_EINVAL;
     for (size_t i = 0; i < dom->nregions; i++) {
         sift_region *r = &dom->regions[i];
         if (r->dirty && first >= r->first && first < r->first + r->len) {
@@ -142,10 +138,8 @@ static bool take_line(void *ctx, uint8_t *counters, size_t len, size_t first)
 int sift_covmap_take(sift_covmap *map, sift_domain domain, uint8_t *out, size_t cap)
 {
     sift_domain_map *dom = domain_of(map, domain);
-    if (!dom || !out)
-        return SIFT_EINVAL;
-    if (cap < dom->size)
-        return SIFT_ESPACE;
+    if (!dom || !out) return SIFT_EINVAL;
+    if (cap < dom->size) return SIFT_ESPACE;
     memset(out, 0, dom->size);
     take_ctx t = {out};
     sift_scan_domain(dom, take_line, &t, true);
@@ -162,11 +156,9 @@ static bool reset_line(void *ctx, uint8_t *counters, size_t len, size_t first)
 
 int sift_covmap_reset(sift_covmap *map, unsigned mask)
 {
-    if (!map || (mask & ~SIFT_DOMAINS_ALL))
-        return SIFT_EINVAL;
+    if (!map || (mask & ~SIFT_DOMAINS_ALL)) return SIFT_EINVAL;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        if (mask & SIFT_DOMAIN_BIT(d))
-            sift_scan_domain(&map->domains[d], reset_line, NULL, true);
+        if (mask & SIFT_DOMAIN_BIT(d)) sift_scan_domain(&map->domains[d], reset_line, NULL, true);
     return SIFT_OK;
 }
 
@@ -179,8 +171,7 @@ typedef struct {
 
 static void put_byte(export_ctx *e, uint8_t b)
 {
-    if (e->len < e->cap)
-        e->buf[e->len] = b;
+    if (e->len < e->cap) e->buf[e->len] = b;
     e->len++;
 }
 
@@ -197,8 +188,7 @@ static bool export_line(void *ctx, uint8_t *counters, size_t len, size_t first)
 {
     export_ctx *e = ctx;
     for (size_t i = 0; i < len; i++) {
-        if (!counters[i])
-            continue;
+        if (!counters[i]) continue;
         put_varint(e, first + i - e->next);
         put_byte(e, sift_bucket_table[counters[i]]);
         e->next = first + i + 1;
@@ -208,30 +198,25 @@ static bool export_line(void *ctx, uint8_t *counters, size_t len, size_t first)
 
 int sift_covmap_export(sift_covmap *map, unsigned mask, uint8_t *buf, size_t cap, size_t *len)
 {
-    if (!map || !len || (!buf && cap) || (mask & ~SIFT_DOMAINS_ALL))
-        return SIFT_EINVAL;
+    if (!map || !len || (!buf && cap) || (mask & ~SIFT_DOMAINS_ALL)) return SIFT_EINVAL;
     export_ctx e = {.buf = buf, .cap = cap};
     for (size_t i = 0; i < 4; i++)
         put_byte(&e, (uint8_t)EXPORT_MAGIC[i]);
     unsigned present = 0;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        if ((mask & SIFT_DOMAIN_BIT(d)) && map->domains[d].size)
-            present |= SIFT_DOMAIN_BIT(d);
+        if ((mask & SIFT_DOMAIN_BIT(d)) && map->domains[d].size) present |= SIFT_DOMAIN_BIT(d);
     put_byte(&e, (uint8_t)present);
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        if (present & SIFT_DOMAIN_BIT(d))
-            put_varint(&e, map->domains[d].size);
+        if (present & SIFT_DOMAIN_BIT(d)) put_varint(&e, map->domains[d].size);
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
-        if (!(present & SIFT_DOMAIN_BIT(d)))
-            continue;
+        if (!(present & SIFT_DOMAIN_BIT(d))) continue;
         e.next = 0;
         sift_scan_domain(&map->domains[d], export_line, &e, false);
         put_varint(&e, 0); /* an entry with no bucket ends the domain */
         put_byte(&e, 0);
     }
     *len = e.len;
-    if (e.len > cap)
-        return SIFT_ESPACE;
+    if (e.len > cap) return SIFT_ESPACE;
     return sift_covmap_reset(map, present);
 }
 
@@ -239,8 +224,7 @@ static int get_varint(const uint8_t **p, const uint8_t *end, size_t *v)
 {
     size_t out = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (*p >= end)
-            return SIFT_EFORMAT;
+        if (*p >= end) return SIFT_EFORMAT;
         uint8_t b = *(*p)++;
         out |= (size_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
@@ -255,17 +239,14 @@ static int get_varint(const uint8_t **p, const uint8_t *end, size_t *v)
 static int read_shape(const uint8_t **p, const uint8_t *end, unsigned *present,
                       size_t sizes[SIFT_DOMAIN_COUNT])
 {
-    if (end - *p < 5 || memcmp(*p, EXPORT_MAGIC, 4) != 0)
-        return SIFT_EFORMAT;
+    if (end - *p < 5 || memcmp(*p, EXPORT_MAGIC, 4) != 0) return SIFT_EFORMAT;
     *p += 4;
     *present = *(*p)++;
-    if (*present & ~SIFT_DOMAINS_ALL)
-        return SIFT_EFORMAT;
+    if (*present & ~SIFT_DOMAINS_ALL) return SIFT_EFORMAT;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         sizes[d] = 0;
-        if ((*present & SIFT_DOMAIN_BIT(d)) &&
-            (get_varint(p, end, &sizes[d]) != SIFT_OK || sizes[d] == 0 ||
-             sizes[d] > SIFT_DOMAIN_MAX_LEN))
+        if ((*present & SIFT_DOMAIN_BIT(d)) && (get_varint(p, end, &sizes[d]) != SIFT_OK ||
+                                                sizes[d] == 0 || sizes[d] > SIFT_DOMAIN_MAX_LEN))
             return SIFT_EFORMAT;
     }
     return SIFT_OK;
@@ -273,33 +254,26 @@ static int read_shape(const uint8_t **p, const uint8_t *end, unsigned *present,
 
 int sift_export_shape(const uint8_t *buf, size_t len, size_t sizes[SIFT_DOMAIN_COUNT])
 {
-    if (!buf || !sizes)
-        return SIFT_EINVAL;
+    if (!buf || !sizes) return SIFT_EINVAL;
     unsigned present;
     return read_shape(&buf, buf + len, &present, sizes);
 }
 
 int sift_export_foreach(const uint8_t *buf, size_t len, sift_export_fn fn, void *ctx)
 {
-    if (!buf || !fn)
-        return SIFT_EINVAL;
+    if (!buf || !fn) return SIFT_EINVAL;
     const uint8_t *p = buf, *end = buf + len;
     unsigned present;
     size_t sizes[SIFT_DOMAIN_COUNT];
     int rc = read_shape(&p, end, &present, sizes);
-    if (rc != SIFT_OK)
-        return rc;
+    if (rc != SIFT_OK) return rc;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
-        if (!(present & SIFT_DOMAIN_BIT(d)))
-            continue;
+        if (!(present & SIFT_DOMAIN_BIT(d))) continue;
         for (size_t next = 0, gap;;) {
-            if (get_varint(&p, end, &gap) != SIFT_OK || p >= end)
-                return SIFT_EFORMAT;
+            if (get_varint(&p, end, &gap) != SIFT_OK || p >= end) return SIFT_EFORMAT;
             uint8_t buckets = *p++;
-            if (!buckets)
-                break;
-            if (gap >= sizes[d] - next || (buckets & (buckets - 1)))
-                return SIFT_EFORMAT;
+            if (!buckets) break;
+            if (gap >= sizes[d] - next || (buckets & (buckets - 1))) return SIFT_EFORMAT;
             next += gap;
             fn(ctx, (sift_domain)d, next, buckets);
             next++;

@@ -20,11 +20,14 @@
 #define R32(x) R16(x), R16(x)
 
 const uint8_t sift_bucket_table[256] = {
-    0,          1,          2,          4,          R4(B4_7),   R8(B8_15),  R16(B16_31),
-    R32(B32_),  R32(B32_),  R32(B32_),  R32(B128_), R32(B128_), R32(B128_), R32(B128_),
+    0,         1,         2,         4,          R4(B4_7),   R8(B8_15),  R16(B16_31),
+    R32(B32_), R32(B32_), R32(B32_), R32(B128_), R32(B128_), R32(B128_), R32(B128_),
 };
 
-uint8_t sift_bucket(uint8_t count) { return sift_bucket_table[count]; }
+uint8_t sift_bucket(uint8_t count)
+{
+    return sift_bucket_table[count];
+}
 
 void sift_scan_classify(const uint8_t *counters, size_t len, uint8_t *out)
 {
@@ -46,8 +49,7 @@ static const uint8_t *skip_zero_words(const uint8_t *p, const uint8_t *end)
     while (p + 8 <= end) {
         uint64_t w;
         memcpy(&w, p, 8);
-        if (w)
-            return p;
+        if (w) return p;
         p += 8;
     }
     while (p < end && *p == 0)
@@ -76,7 +78,7 @@ __attribute__((target("avx2"))) static inline __m256i classify_avx2(__m256i c)
 }
 
 __attribute__((target("avx2"))) static bool line_has_new_avx2(const uint8_t *counters,
-                                                               const uint8_t *seen)
+                                                              const uint8_t *seen)
 {
     __m256i a = classify_avx2(_mm256_loadu_si256((const __m256i *)counters));
     __m256i b = classify_avx2(_mm256_loadu_si256((const __m256i *)(counters + 32)));
@@ -89,7 +91,7 @@ __attribute__((target("avx2"))) static bool line_has_new_avx2(const uint8_t *cou
 /* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte; reads 256
  * bytes per branch while the map is empty. */
 __attribute__((target("avx2"))) static const uint8_t *find_line_avx2(const uint8_t *p,
-                                                                      const uint8_t *end)
+                                                                     const uint8_t *end)
 {
     while (p + 256 <= end) {
         const __m256i *v = (const __m256i *)p;
@@ -98,30 +100,33 @@ __attribute__((target("avx2"))) static const uint8_t *find_line_avx2(const uint8
                             _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3))),
             _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v + 4), _mm256_loadu_si256(v + 5)),
                             _mm256_or_si256(_mm256_loadu_si256(v + 6), _mm256_loadu_si256(v + 7))));
-        if (!_mm256_testz_si256(x, x))
-            break;
+        if (!_mm256_testz_si256(x, x)) break;
         p += 256;
     }
     while (p + SIFT_LINE <= end) {
         __m256i x = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
                                     _mm256_loadu_si256((const __m256i *)(p + 32)));
-        if (!_mm256_testz_si256(x, x))
-            return p;
+        if (!_mm256_testz_si256(x, x)) return p;
         p += SIFT_LINE;
     }
     return p;
 }
 
-static bool have_avx2(void) { return __builtin_cpu_supports("avx2"); }
+static bool have_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
 #else
-static bool have_avx2(void) { return false; }
+static bool have_avx2(void)
+{
+    return false;
+}
 #endif
 
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len)
 {
 #ifdef SIFT_X86
-    if (len == SIFT_LINE && have_avx2())
-        return line_has_new_avx2(counters, seen);
+    if (len == SIFT_LINE && have_avx2()) return line_has_new_avx2(counters, seen);
 #endif
     return line_has_new_scalar(counters, seen, len);
 }
@@ -129,8 +134,7 @@ bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t
 static const uint8_t *find_line(const uint8_t *p, const uint8_t *end, bool avx2)
 {
 #ifdef SIFT_X86
-    if (avx2)
-        return find_line_avx2(p, end);
+    if (avx2) return find_line_avx2(p, end);
 #endif
     (void)avx2;
     const uint8_t *hit = skip_zero_words(p, end);
@@ -142,14 +146,11 @@ static bool walk_dirty(const sift_region *r, sift_line_fn fn, void *ctx, bool cl
     size_t lines = (r->len + SIFT_LINE - 1) / SIFT_LINE;
     const uint8_t *d = r->dirty, *end = r->dirty + lines;
     for (d = skip_zero_words(d, end); d < end; d = skip_zero_words(d + 1, end)) {
-        if (!*d)
-            continue;
+        if (!*d) continue;
         size_t line = (size_t)(d - r->dirty), off = line * SIFT_LINE;
         size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
-        if (clean)
-            r->dirty[line] = 0;
-        if (!fn(ctx, r->counters + off, len, r->first + off))
-            return false;
+        if (clean) r->dirty[line] = 0;
+        if (!fn(ctx, r->counters + off, len, r->first + off)) return false;
     }
     return true;
 }
@@ -159,8 +160,7 @@ static bool walk_scan(const sift_region *r, sift_line_fn fn, void *ctx, bool avx
     const uint8_t *base = r->counters, *full_end = base + r->len / SIFT_LINE * SIFT_LINE;
     for (const uint8_t *p = find_line(base, full_end, avx2); p < full_end;
          p = find_line(p + SIFT_LINE, full_end, avx2)) {
-        if (!fn(ctx, (uint8_t *)p, SIFT_LINE, r->first + (size_t)(p - base)))
-            return false;
+        if (!fn(ctx, (uint8_t *)p, SIFT_LINE, r->first + (size_t)(p - base))) return false;
     }
     size_t tail = r->len % SIFT_LINE;
     if (tail && skip_zero_words(full_end, full_end + tail) < full_end + tail)
@@ -174,8 +174,7 @@ bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bo
     for (size_t i = 0; i < dom->nregions; i++) {
         const sift_region *r = &dom->regions[i];
         bool more = r->dirty ? walk_dirty(r, fn, ctx, clean) : walk_scan(r, fn, ctx, avx2);
-        if (!more)
-            return false;
+        if (!more) return false;
     }
     return true;
 }

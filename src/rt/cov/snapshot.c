@@ -20,16 +20,17 @@ struct sift_snapshot {
     void *own; /* private storage, freed with the snapshot */
 };
 
-static size_t round_line(size_t n) { return (n + SIFT_LINE - 1) / SIFT_LINE * SIFT_LINE; }
+static size_t round_line(size_t n)
+{
+    return (n + SIFT_LINE - 1) / SIFT_LINE * SIFT_LINE;
+}
 
 size_t sift_snapshot_bytes(const size_t capacity[SIFT_DOMAIN_COUNT])
 {
-    if (!capacity)
-        return 0;
+    if (!capacity) return 0;
     size_t total = round_line(sizeof(shm_header));
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
-        if (capacity[d] > SIFT_DOMAIN_MAX_LEN)
-            return 0;
+        if (capacity[d] > SIFT_DOMAIN_MAX_LEN) return 0;
         total += round_line(capacity[d]);
     }
     return total;
@@ -42,8 +43,7 @@ int sift_snapshot_create(sift_snapshot **out, const size_t capacity[SIFT_DOMAIN_
     if (!out || bytes == 0 || ((uintptr_t)shared % SIFT_LINE) || (shared && shared_len < bytes))
         return SIFT_EINVAL;
     sift_snapshot *s = calloc(1, sizeof(*s));
-    if (!s)
-        return SIFT_ENOMEM;
+    if (!s) return SIFT_ENOMEM;
     uint8_t *mem = shared;
     if (!mem) {
         mem = s->own = aligned_alloc(SIFT_LINE, bytes);
@@ -59,9 +59,9 @@ int sift_snapshot_create(sift_snapshot **out, const size_t capacity[SIFT_DOMAIN_
         for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
             h->capacity[d] = capacity[d];
         __atomic_store_n(&h->magic, SNAP_MAGIC, __ATOMIC_RELEASE);
-    } else if (magic != SNAP_MAGIC || memcmp(h->capacity, (uint64_t[]){capacity[0], capacity[1],
-                                                                         capacity[2]},
-                                             sizeof(h->capacity)) != 0) {
+    } else if (magic != SNAP_MAGIC ||
+               memcmp(h->capacity, (uint64_t[]){capacity[0], capacity[1], capacity[2]},
+                      sizeof(h->capacity)) != 0) {
         free(s);
         return SIFT_ESHAPE;
     }
@@ -78,8 +78,7 @@ int sift_snapshot_create(sift_snapshot **out, const size_t capacity[SIFT_DOMAIN_
 
 int sift_snapshot_for_map(sift_snapshot **out, const sift_covmap *map, unsigned headroom)
 {
-    if (!map || headroom == 0)
-        return SIFT_EINVAL;
+    if (!map || headroom == 0) return SIFT_EINVAL;
     size_t cap[SIFT_DOMAIN_COUNT];
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         size_t size = map->domains[d].size;
@@ -90,8 +89,7 @@ int sift_snapshot_for_map(sift_snapshot **out, const sift_covmap *map, unsigned 
 
 void sift_snapshot_free(sift_snapshot *snap)
 {
-    if (!snap)
-        return;
+    if (!snap) return;
     free(snap->own);
     free(snap);
 }
@@ -104,8 +102,7 @@ size_t sift_snapshot_capacity(const sift_snapshot *snap, sift_domain domain)
 /* Every domain of MASK that MAP fills must fit in SNAP. */
 static int check_shape(const sift_snapshot *snap, const sift_covmap *map, unsigned mask)
 {
-    if (!snap || !map || (mask & ~SIFT_DOMAINS_ALL))
-        return SIFT_EINVAL;
+    if (!snap || !map || (mask & ~SIFT_DOMAINS_ALL)) return SIFT_EINVAL;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
         if ((mask & SIFT_DOMAIN_BIT(d)) && map->domains[d].size > snap->capacity[d])
             return SIFT_ESHAPE;
@@ -124,20 +121,17 @@ typedef struct {
 static void judge(pass_ctx *p, size_t i, uint8_t b)
 {
     uint8_t old = p->shared ? __atomic_load_n(&p->seen[i], __ATOMIC_RELAXED) : p->seen[i];
-    if (!(b & ~old))
-        return;
+    if (!(b & ~old)) return;
     if (p->advance) {
         if (p->shared)
             old = __atomic_fetch_or(&p->seen[i], b, __ATOMIC_RELAXED);
         else
             p->seen[i] = old | b;
-        if (!(b & ~old))
-            return;
+        if (!(b & ~old)) return;
         p->new_features += (size_t)__builtin_popcount(b & ~old);
     }
     sift_novelty n = old ? SIFT_NEW_COUNT : SIFT_NEW_EDGE;
-    if (n > p->novelty)
-        p->novelty = n;
+    if (n > p->novelty) p->novelty = n;
 }
 
 static bool pass_line(void *ctx, uint8_t *counters, size_t len, size_t first)
@@ -146,11 +140,9 @@ static bool pass_line(void *ctx, uint8_t *counters, size_t len, size_t first)
     /* The vector test reads seen without atomics: a stale byte only sends the line to judge(). */
     if (sift_scan_line_has_new(counters, p->seen + first, len)) {
         for (size_t i = 0; i < len; i++)
-            if (counters[i])
-                judge(p, first + i, sift_bucket_table[counters[i]]);
+            if (counters[i]) judge(p, first + i, sift_bucket_table[counters[i]]);
     }
-    if (p->advance)
-        memset(counters, 0, len);
+    if (p->advance) memset(counters, 0, len);
     /* A query can stop at the first new edge; nothing can outrank it. */
     return p->advance || p->novelty != SIFT_NEW_EDGE;
 }
@@ -159,20 +151,15 @@ static int pass(const sift_snapshot *snap, const sift_covmap *map, unsigned mask
                 sift_novelty *novelty, size_t *new_features)
 {
     int rc = check_shape(snap, map, mask);
-    if (rc != SIFT_OK)
-        return rc;
+    if (rc != SIFT_OK) return rc;
     pass_ctx p = {.shared = snap->shared, .advance = advance};
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
-        if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size)
-            continue;
+        if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
         p.seen = snap->seen[d];
-        if (!sift_scan_domain(&map->domains[d], pass_line, &p, advance))
-            break;
+        if (!sift_scan_domain(&map->domains[d], pass_line, &p, advance)) break;
     }
-    if (novelty)
-        *novelty = p.novelty;
-    if (new_features)
-        *new_features = p.new_features;
+    if (novelty) *novelty = p.novelty;
+    if (new_features) *new_features = p.new_features;
     return SIFT_OK;
 }
 
@@ -205,38 +192,29 @@ static void ignore_entry(void *ctx, sift_domain domain, size_t index, uint8_t bu
     (void)ctx, (void)domain, (void)index, (void)buckets;
 }
 
-int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len,
-                         sift_novelty *novelty)
+int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len, sift_novelty *novelty)
 {
     size_t sizes[SIFT_DOMAIN_COUNT];
-    if (!snap)
-        return SIFT_EINVAL;
+    if (!snap) return SIFT_EINVAL;
     int rc = sift_export_shape(buf, len, sizes);
-    if (rc != SIFT_OK)
-        return rc;
+    if (rc != SIFT_OK) return rc;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        if (sizes[d] > snap->capacity[d])
-            return SIFT_ESHAPE;
+        if (sizes[d] > snap->capacity[d]) return SIFT_ESHAPE;
     /* Validate the whole export before folding any of it in. */
     rc = sift_export_foreach(buf, len, ignore_entry, NULL);
-    if (rc != SIFT_OK)
-        return rc;
+    if (rc != SIFT_OK) return rc;
     import_ctx im = {.snap = snap, .pass = {.shared = snap->shared, .advance = true}};
     sift_export_foreach(buf, len, import_entry, &im);
-    if (novelty)
-        *novelty = im.pass.novelty;
+    if (novelty) *novelty = im.pass.novelty;
     return SIFT_OK;
 }
 
-int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges,
-                        size_t *features)
+int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges, size_t *features)
 {
-    if (!snap || (mask & ~SIFT_DOMAINS_ALL))
-        return SIFT_EINVAL;
+    if (!snap || (mask & ~SIFT_DOMAINS_ALL)) return SIFT_EINVAL;
     size_t e = 0, f = 0;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
-        if (!(mask & SIFT_DOMAIN_BIT(d)))
-            continue;
+        if (!(mask & SIFT_DOMAIN_BIT(d))) continue;
         const uint8_t *seen = snap->seen[d];
         for (size_t i = 0; i < snap->capacity[d]; i++) {
             uint8_t b = snap->shared ? __atomic_load_n(&seen[i], __ATOMIC_RELAXED) : seen[i];
@@ -244,9 +222,7 @@ int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges,
             f += (size_t)__builtin_popcount(b);
         }
     }
-    if (edges)
-        *edges = e;
-    if (features)
-        *features = f;
+    if (edges) *edges = e;
+    if (features) *features = f;
     return SIFT_OK;
 }

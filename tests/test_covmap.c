@@ -1,0 +1,227 @@
+/* Tests of coverage maps: buckets, regions, take, reset, export. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sift/covmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void bucket_boundaries(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t count, bucket;
+    } cases[] = {
+        {0, 0},   {1, 1},   {2, 2},   {3, 4},   {4, 8},    {7, 8},     {8, 16},
+        {15, 16}, {16, 32}, {31, 32}, {32, 64}, {127, 64}, {128, 128}, {255, 128},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(sift_bucket(cases[i].count), cases[i].bucket);
+    /* Every count falls in exactly one bucket. */
+    for (int c = 1; c < 256; c++) {
+        uint8_t b = sift_bucket((uint8_t)c);
+        assert_true(b && !(b & (b - 1)));
+    }
+}
+
+static void bad_arguments(void **state)
+{
+    (void)state;
+    uint8_t counters[64], *p;
+    sift_covmap *m = sift_covmap_new();
+    assert_non_null(m);
+    assert_int_equal(sift_covmap_alloc(NULL, SIFT_DOMAIN_EDGES, 64, &p, NULL), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_alloc(m, (sift_domain)3, 64, &p, NULL), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, 0, &p, NULL), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, SIFT_DOMAIN_MAX_LEN + 1, &p, NULL),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, NULL, 64, NULL), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_attach(m, (sift_domain)-1, counters, 64, NULL), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_take(m, SIFT_DOMAIN_EDGES, NULL, 0), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_take(NULL, SIFT_DOMAIN_EDGES, counters, 64), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_reset(m, 0x10), SIFT_EINVAL);
+    assert_int_equal(sift_covmap_size(NULL, SIFT_DOMAIN_EDGES), 0);
+    size_t len;
+    assert_int_equal(sift_covmap_export(NULL, SIFT_DOMAINS_ALL, counters, 64, &len), SIFT_EINVAL);
+    sift_counters c;
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_EDGES, 0, &c), SIFT_EINVAL);
+    assert_string_equal(sift_strerror(SIFT_ESHAPE),
+                        "domain sizes do not match (snapshot or export of another map's shape)");
+    assert_string_equal(sift_strerror(12345), "unknown error");
+    sift_covmap_free(m);
+    sift_covmap_free(NULL);
+}
+
+static void regions_append_to_index_space(void **state)
+{
+    (void)state;
+    uint8_t compiled[100] = {0};
+    size_t first = 99;
+    sift_covmap *m = sift_covmap_new();
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 100, &first), SIFT_OK);
+    assert_int_equal(first, 0);
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, 30, NULL, &first), SIFT_OK);
+    assert_int_equal(first, 100);
+    assert_int_equal(sift_covmap_size(m, SIFT_DOMAIN_EDGES), 130);
+    assert_int_equal(sift_covmap_size(m, SIFT_DOMAIN_CMP), 0);
+    sift_counters c;
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_EDGES, 110, &c), SIFT_OK);
+    assert_int_equal(c.len, 30);
+    /* Attached arrays have no dirty index to hand out. */
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_EDGES, 5, &c), SIFT_EINVAL);
+    sift_covmap_free(m);
+}
+
+static void take_reads_buckets_and_resets(void **state)
+{
+    (void)state;
+    uint8_t compiled[200] = {0}, out[330];
+    sift_covmap *m = sift_covmap_new();
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 200, NULL), SIFT_OK);
+    sift_counters c;
+    size_t first;
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, 130, NULL, &first), SIFT_OK);
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_EDGES, first, &c), SIFT_OK);
+    compiled[0] = 1;
+    compiled[63] = 3;
+    compiled[199] = 200; /* in the tail past the last whole line */
+    for (int i = 0; i < 9; i++)
+        sift_hit(&c, 129);
+    sift_hit(&c, 0);
+    assert_int_equal(sift_covmap_take(m, SIFT_DOMAIN_EDGES, out, 329), SIFT_ESPACE);
+    memset(out, 0xee, sizeof out);
+    assert_int_equal(sift_covmap_take(m, SIFT_DOMAIN_EDGES, out, sizeof out), SIFT_OK);
+    for (size_t i = 0; i < 330; i++) {
+        uint8_t want = i == 0 ? 1 : i == 63 ? 4 : i == 199 ? 128 : i == 200 ? 1 : i == 329 ? 16 : 0;
+        assert_int_equal(out[i], want);
+    }
+    for (size_t i = 0; i < 200; i++)
+        assert_int_equal(compiled[i], 0);
+    for (size_t i = 0; i < 130; i++)
+        assert_int_equal(c.counters[i], 0);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(c.dirty[i], 0);
+    sift_covmap_free(m);
+}
+
+static void hit_saturates(void **state)
+{
+    (void)state;
+    sift_covmap *m = sift_covmap_new();
+    sift_counters c;
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_VALUES, 64, NULL, NULL), SIFT_OK);
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_VALUES, 0, &c), SIFT_OK);
+    for (int i = 0; i < 300; i++)
+        sift_hit(&c, 7);
+    assert_int_equal(c.counters[7], 255);
+    assert_int_equal(sift_covmap_reset(m, SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES)), SIFT_OK);
+    assert_int_equal(c.counters[7], 0);
+    assert_int_equal(c.dirty[0], 0);
+    sift_covmap_free(m);
+}
+
+typedef struct {
+    size_t n;
+    sift_domain domain[8];
+    size_t index[8];
+    uint8_t buckets[8];
+} collected;
+
+static void collect(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
+{
+    collected *c = ctx;
+    assert_true(c->n < 8);
+    c->domain[c->n] = domain;
+    c->index[c->n] = index;
+    c->buckets[c->n++] = buckets;
+}
+
+static void export_lists_what_ran(void **state)
+{
+    (void)state;
+    uint8_t compiled[70000] = {0}, buf[64];
+    sift_covmap *m = sift_covmap_new();
+    sift_counters cmp;
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 70000, NULL), SIFT_OK);
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_CMP, 4096, NULL, NULL), SIFT_OK);
+    assert_int_equal(sift_covmap_counters(m, SIFT_DOMAIN_CMP, 0, &cmp), SIFT_OK);
+    compiled[5] = 2;
+    compiled[69999] = 17;
+    sift_hit(&cmp, 4095);
+    size_t len = 0;
+    assert_int_equal(sift_covmap_export(m, SIFT_DOMAINS_ALL, buf, 8, &len), SIFT_ESPACE);
+    assert_true(len > 8 && len < 32);
+    assert_int_equal(compiled[5], 2); /* untouched when the buffer is too small */
+    assert_int_equal(sift_covmap_export(m, SIFT_DOMAINS_ALL, buf, sizeof buf, &len), SIFT_OK);
+    assert_int_equal(compiled[5], 0);
+    assert_int_equal(compiled[69999], 0);
+    assert_int_equal(cmp.counters[4095], 0);
+
+    size_t sizes[SIFT_DOMAIN_COUNT];
+    assert_int_equal(sift_export_shape(buf, len, sizes), SIFT_OK);
+    assert_int_equal(sizes[SIFT_DOMAIN_EDGES], 70000);
+    assert_int_equal(sizes[SIFT_DOMAIN_CMP], 4096);
+    assert_int_equal(sizes[SIFT_DOMAIN_VALUES], 0);
+    collected got = {0};
+    assert_int_equal(sift_export_foreach(buf, len, collect, &got), SIFT_OK);
+    assert_int_equal(got.n, 3);
+    assert_int_equal(got.index[0], 5);
+    assert_int_equal(got.buckets[0], 2);
+    assert_int_equal(got.index[1], 69999);
+    assert_int_equal(got.buckets[1], 32);
+    assert_int_equal(got.domain[2], SIFT_DOMAIN_CMP);
+    assert_int_equal(got.index[2], 4095);
+    sift_covmap_free(m);
+}
+
+static void ignore(void *ctx, sift_domain d, size_t i, uint8_t b)
+{
+    (void)ctx, (void)d, (void)i, (void)b;
+}
+
+static void malformed_exports_are_refused(void **state)
+{
+    (void)state;
+    uint8_t compiled[128] = {0}, buf[64], bad[64];
+    sift_covmap *m = sift_covmap_new();
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 128, NULL), SIFT_OK);
+    compiled[100] = 1;
+    size_t len;
+    assert_int_equal(sift_covmap_export(m, SIFT_DOMAINS_ALL, buf, sizeof buf, &len), SIFT_OK);
+    assert_int_equal(sift_export_foreach(buf, len, ignore, NULL), SIFT_OK);
+    for (size_t cut = 0; cut < len; cut++)
+        assert_int_equal(sift_export_foreach(buf, cut, ignore, NULL), SIFT_EFORMAT);
+    memcpy(bad, buf, len);
+    bad[0] = 'X';
+    assert_int_equal(sift_export_foreach(bad, len, ignore, NULL), SIFT_EFORMAT);
+    memcpy(bad, buf, len);
+    bad[4] = 0x80; /* unknown domain */
+    assert_int_equal(sift_export_foreach(bad, len, ignore, NULL), SIFT_EFORMAT);
+    memcpy(bad, buf, len);
+    bad[len - 3] = 3; /* two bucket bits in one entry */
+    assert_int_equal(sift_export_foreach(bad, len, ignore, NULL), SIFT_EFORMAT);
+    memcpy(bad, buf, len);
+    bad[5] = 0x80 | 50; /* the domain shrinks below the entry's index */
+    bad[6] = 0;
+    assert_int_equal(sift_export_foreach(bad, len, ignore, NULL), SIFT_EFORMAT);
+    assert_int_equal(sift_export_foreach(NULL, len, ignore, NULL), SIFT_EINVAL);
+    sift_covmap_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bucket_boundaries),
+        cmocka_unit_test(bad_arguments),
+        cmocka_unit_test(regions_append_to_index_space),
+        cmocka_unit_test(take_reads_buckets_and_resets),
+        cmocka_unit_test(hit_saturates),
+        cmocka_unit_test(export_lists_what_ran),
+        cmocka_unit_test(malformed_exports_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
