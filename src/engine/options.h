@@ -1,0 +1,53 @@
+/* Command-line options of a harness binary: one table defines every flag (flags.c). */
+#ifndef SIFT_OPTIONS_H
+#define SIFT_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SIFT_MAX_INPUTS 64
+
+typedef struct {
+    long long runs;           /* -runs: executions to do, -1 = no limit */
+    long long max_len;        /* -max_len: 0 = choose from the corpus (at least 4096) */
+    long long len_control;    /* -len_control: grow the length limit slowly (0 = off) */
+    long long seed;           /* -seed: 0 = pick one from the clock */
+    long long timeout;        /* -timeout: seconds per input, 0 = none */
+    long long rss_limit_mb;   /* -rss_limit_mb: 0 = none */
+    long long malloc_limit_mb; /* -malloc_limit_mb: 0 = same as rss_limit_mb */
+    long long max_total_time; /* -max_total_time: seconds, 0 = no limit */
+    long long minimize_crash; /* -minimize_crash */
+    long long merge;          /* -merge */
+    long long print_final_stats;
+    long long only_ascii;
+    long long close_fd_mask;  /* 1: close stdout, 2: close stderr */
+    long long use_value_profile;
+    long long use_cmp;
+    long long detect_leaks;
+    long long jobs, workers, fork;
+    long long verbosity;
+    long long error_exitcode;   /* default 77 */
+    long long timeout_exitcode; /* default 70 */
+    long long help;
+    const char *dict;
+    const char *artifact_prefix;
+    const char *exact_artifact_path;
+    const char *stats_file;
+    unsigned features; /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
+    const char *inputs[SIFT_MAX_INPUTS]; /* positional arguments: corpus dirs or files */
+    size_t ninputs;
+} sift_options;
+
+/* Fills O with every flag's default. */
+void sift_options_defaults(sift_options *o);
+
+/* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value" (or
+ * "-name" alone for a boolean); anything not starting with '-' is an input. On error writes
+ * one line naming the flag and the problem into ERR and returns -1. */
+int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The flag table as -help=1 prints it. */
+void sift_options_help(FILE *out, const char *argv0);
+
+#endif
