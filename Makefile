@@ -59,7 +59,7 @@ $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_SUPPORT)) $(LIBS) $(BINS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DSIFT_SOURCE_DIR='"$(abspath .)"' $< $(call obj,$(TEST_SUPPORT)) \
-	    $(BUILD)/lib/libsift-fuzzer.a $(LDFLAGS) -lcmocka -ldl -lpthread -o $@
+	    $(BUILD)/lib/libsift-fuzzer.a $(LDFLAGS) -lcmocka -l:libmd.a -ldl -lpthread -lm -o $@
 
 check: all $(TEST_BINS)
 	tests/run $(BUILD)/tests

@@ -45,9 +45,9 @@ typedef struct {
 
 typedef struct {
     sift_covmap *map;
-    sift_counters cmp, values;  /* allocated domains, hit through sift_hit() */
+    sift_counters cmp, values; /* allocated domains, hit through sift_hit() */
     sift_cmp_table cmps;
-    bool tracing;               /* whether hooks record anything (off while not fuzzing) */
+    bool tracing; /* whether hooks record anything (off while not fuzzing) */
     sift_rt_pcs pcs[SIFT_RT_MAX_MODULES];
     size_t npcs;
 } sift_rt_state;
