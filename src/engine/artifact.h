@@ -1,0 +1,23 @@
+/* Artifacts and atomic files: what a fuzzer writes must survive a kill at any moment. */
+#ifndef SIFT_ARTIFACT_H
+#define SIFT_ARTIFACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Hex SHA-1 of DATA into OUT (41 bytes with the NUL). Async-signal-safe. */
+void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
+
+/* Writes DATA to PATH atomically: a temporary file in the same folder, fsync, rename. Returns
+ * 0, or -1 with errno set. Async-signal-safe (no allocation, no stdio). */
+int sift_write_atomic(const char *path, const uint8_t *data, size_t size);
+
+/* Writes the artifact of KIND ("crash", "timeout", "oom", "leak", "slow-unit", "minimized-from")
+ * for DATA as libFuzzer names it: EXACT_PATH when not NULL, else PREFIX (may be NULL: "./")
+ * followed by KIND-<sha1>. Prints "artifact_prefix='PREFIX'; Test unit written to PATH" and,
+ * for inputs of at most 1 KiB, a "Base64: ..." line to stderr. Async-signal-safe: usable from
+ * crash handlers. PATH_OUT (may be NULL) receives the path written (PATH_MAX bytes). */
+int sift_artifact_write(const char *prefix, const char *exact_path, const char *kind,
+                        const uint8_t *data, size_t size, char *path_out, size_t path_cap);
+
+#endif
