@@ -1,0 +1,15 @@
+/* Campaign statistics: exec/s, the JSON stats file (-stats_file) and -print_final_stats. */
+#ifndef SIFT_STATS_H
+#define SIFT_STATS_H
+
+#include "engine/fuzzer.h"
+
+uint64_t sift_stats_exec_per_sec(const sift_stats *s, uint64_t now_ns);
+
+/* Writes the JSON stats of F to PATH atomically; a failure prints one line and returns -1. */
+int sift_stats_write(sift_fuzzer *f, const char *path);
+
+/* The "stat::" lines libFuzzer prints with -print_final_stats=1. */
+void sift_stats_print_final(sift_fuzzer *f);
+
+#endif
