@@ -42,9 +42,10 @@ typedef struct {
 /* Fills O with every flag's default. */
 void sift_options_defaults(sift_options *o);
 
-/* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value" (or
- * "-name" alone for a boolean); anything not starting with '-' is an input. On error writes
- * one line naming the flag and the problem into ERR and returns -1. */
+/* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value", as in
+ * libFuzzer ("-name" alone is an error); anything not starting with '-' is an input. On error
+ * writes one line naming the flag and the problem into ERR (for the caller to print after
+ * "sift: ") and returns -1. */
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
 
 /* The flag table as -help=1 prints it. */
