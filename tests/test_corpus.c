@@ -1,0 +1,360 @@
+/* Tests of the corpus: feature table, top ratings, favored set, eviction, weighted picks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "engine/corpus.h"
+#include "engine/featmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Adds an input of SIZE zero bytes named NAME with the features listed. */
+static sift_entry *add_list(sift_corpus *c, const char *name, size_t size, uint64_t exec_ns,
+                            const sift_feature_id *f, size_t n)
+{
+    static const uint8_t zeros[128];
+    assert_true(size <= sizeof(zeros));
+    return sift_corpus_add(c, zeros, size, f, n, exec_ns, name, 0);
+}
+
+#define add(c, name, size, exec_ns, ...)                                                           \
+    add_list(c, name, size, exec_ns, (const sift_feature_id[]){__VA_ARGS__},                       \
+             sizeof((const sift_feature_id[]){__VA_ARGS__}) / sizeof(sift_feature_id))
+
+static void featmap_grows_and_finds(void **state)
+{
+    (void)state;
+    sift_featmap m;
+    sift_featmap_init(&m);
+    assert_int_equal(sift_featmap_get(&m, 0), SIFT_FEATMAP_NONE);
+    /* 0 and all-ones are ordinary keys: emptiness lives in the value. */
+    const uint64_t edge[] = {0, UINT64_MAX, 1ull << 40, 7};
+    assert_int_equal(sift_featmap_reserve(&m, 4), 0);
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t *v = sift_featmap_slot(&m, edge[i]);
+        assert_int_equal(*v, SIFT_FEATMAP_NONE);
+        *v = i;
+    }
+    for (uint32_t i = 0; i < 100000; i++) {
+        assert_int_equal(sift_featmap_reserve(&m, 1), 0);
+        *sift_featmap_slot(&m, sift_feature(i % 3, i, i % 8) | 1ull << 50) = i + 4;
+    }
+    assert_int_equal(m.count, 100004);
+    assert_true(m.count <= m.cap / 4 * 3);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(sift_featmap_get(&m, edge[i]), i);
+    for (uint32_t i = 0; i < 100000; i++)
+        assert_int_equal(sift_featmap_get(&m, sift_feature(i % 3, i, i % 8) | 1ull << 50), i + 4);
+    assert_int_equal(sift_featmap_get(&m, 8), SIFT_FEATMAP_NONE);
+    /* An existing key gives back its slot, not a new one. */
+    assert_int_equal(*sift_featmap_slot(&m, 7), 3);
+    assert_int_equal(m.count, 100004);
+    sift_featmap_free(&m);
+    sift_featmap_free(&m);
+}
+
+static void add_copies_sorts_and_refuses_duplicates(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_rng rng;
+    sift_rng_seed(&rng, 1);
+    assert_null(sift_corpus_pick(c, &rng));
+    uint8_t data[3] = {1, 2, 3};
+    const sift_feature_id f[] = {9, 3, 9, 5, 3};
+    sift_entry *e = sift_corpus_add(c, data, 3, f, 5, 100, "aa", 42);
+    assert_non_null(e);
+    data[0] = 7;
+    assert_int_equal(e->data[0], 1);
+    assert_int_equal(e->nfeatures, 3);
+    assert_true(e->features[0] == 3 && e->features[1] == 5 && e->features[2] == 9);
+    assert_int_equal(e->added_at, 42);
+    assert_string_equal(e->name, "aa");
+    assert_null(sift_corpus_add(c, data, 3, f, 5, 100, "aa", 43));
+    assert_null(sift_corpus_add(c, data, 3, f, 5, 100, NULL, 43));
+    char long_name[42];
+    memset(long_name, 'a', 41);
+    long_name[41] = 0;
+    assert_null(sift_corpus_add(c, data, 3, f, 5, 100, long_name, 43));
+    long_name[40] = 0;
+    assert_non_null(sift_corpus_add(c, NULL, 0, NULL, 0, 100, long_name, 43));
+    assert_int_equal(sift_corpus_count(c), 2);
+    assert_int_equal(sift_corpus_bytes(c), 3);
+    assert_int_equal(sift_corpus_features(c), 3);
+    assert_int_equal(sift_corpus_frequency(c, 5), 1);
+    assert_int_equal(sift_corpus_frequency(c, 6), 0);
+    assert_ptr_equal(sift_corpus_at(c, 0), e);
+    assert_null(sift_corpus_at(c, 2));
+    assert_ptr_equal(sift_corpus_pick(c, &rng), e);
+    /* Enough names to grow the name table: every earlier one is still refused. */
+    char name[41];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "%040x", i);
+        assert_non_null(sift_corpus_add(c, data, 1, NULL, 0, 1, name, 0));
+    }
+    for (int i = 0; i < 1000; i += 7) {
+        snprintf(name, sizeof(name), "%040x", i);
+        assert_null(sift_corpus_add(c, data, 1, NULL, 0, 1, name, 0));
+    }
+    assert_int_equal(sift_corpus_count(c), 1002);
+    sift_corpus_free(c);
+    sift_corpus_free(NULL);
+}
+
+static void top_rated_prefers_small_and_fast(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *a = add(c, "a", 100, 1000, 1, 2);
+    sift_entry *b = add(c, "b", 10, 1000, 1);    /* smaller */
+    sift_entry *d = add(c, "d", 100, 100, 2);    /* faster */
+    sift_entry *e = add(c, "e", 10, 1000, 1, 3); /* tie: the earlier keeps it */
+    assert_ptr_equal(sift_corpus_top(c, 1), b);
+    assert_ptr_equal(sift_corpus_top(c, 2), d);
+    assert_ptr_equal(sift_corpus_top(c, 3), e);
+    assert_null(sift_corpus_top(c, 4));
+    assert_int_equal(sift_corpus_frequency(c, 1), 3);
+    sift_corpus_update(c);
+    assert_true(a->evicted);
+    assert_false(b->evicted || d->evicted || e->evicted);
+    assert_true(a->weight == 0);
+    assert_int_equal(sift_corpus_active(c), 3);
+    /* Unknown times count as 1 ns, so size still decides. */
+    sift_entry *f = add(c, "f", 50, 0, 5);
+    sift_entry *g = add(c, "g", 5, 0, 5);
+    assert_ptr_equal(sift_corpus_top(c, 5), g);
+    sift_corpus_update(c);
+    assert_true(f->evicted);
+    sift_corpus_free(c);
+}
+
+static void favored_set_is_minimal_and_covers(void **state)
+{
+    (void)state;
+    /* Small pairs and a large triple: the pairs are needed, the triple is redundant. */
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *a = add(c, "a", 10, 100, 1, 2);
+    sift_entry *b = add(c, "b", 10, 100, 2, 3);
+    sift_entry *t = add(c, "t", 100, 100, 1, 2, 3);
+    sift_corpus_update(c);
+    assert_true(a->favored && b->favored);
+    assert_false(t->favored);
+    assert_true(t->evicted);
+    assert_int_equal(sift_corpus_favored(c), 2);
+    sift_corpus_free(c);
+
+    /* A small triple covers everything alone. */
+    c = sift_corpus_new();
+    a = add(c, "a", 100, 100, 1, 2);
+    b = add(c, "b", 100, 100, 2, 3);
+    t = add(c, "t", 10, 100, 1, 2, 3);
+    sift_corpus_update(c);
+    assert_true(t->favored);
+    assert_false(a->favored || b->favored);
+    assert_int_equal(sift_corpus_favored(c), 1);
+    assert_int_equal(sift_corpus_active(c), 1);
+    sift_corpus_free(c);
+
+    /* Greedy in feature order takes the tiny entry for feature 1, then the big one for 2 and 3,
+     * which covers 1 too: the tiny one is dropped from the set but still scheduled. */
+    c = sift_corpus_new();
+    a = add(c, "a", 1, 100, 1);
+    t = add(c, "t", 100, 100, 1, 2, 3);
+    sift_corpus_update(c);
+    assert_true(t->favored);
+    assert_false(a->favored || a->evicted);
+    assert_int_equal(sift_corpus_favored(c), 1);
+    assert_int_equal(sift_corpus_active(c), 2);
+    assert_true(t->weight > a->weight);
+    sift_corpus_free(c);
+}
+
+static size_t count_picks(sift_corpus *c, sift_rng *rng, const sift_entry *e, int n)
+{
+    size_t hits = 0;
+    for (int i = 0; i < n; i++)
+        hits += sift_corpus_pick(c, rng) == e;
+    return hits;
+}
+
+static void rare_features_are_picked_more(void **state)
+{
+    (void)state;
+    /* Both entries are favored, both share their features with the evicted big one, and only
+     * A has a feature nobody else has. */
+    sift_corpus *c = sift_corpus_new();
+    add(c, "big", 100, 100, 1, 2, 3, 4, 5, 6);
+    sift_entry *b = add(c, "b", 5, 100, 1, 2, 3);
+    sift_entry *a = add(c, "a", 5, 100, 4, 5, 6, 100);
+    sift_corpus_update(c);
+    assert_true(a->favored && b->favored);
+    assert_int_equal(sift_corpus_active(c), 2);
+    sift_rng rng;
+    sift_rng_seed(&rng, 7);
+    size_t na = count_picks(c, &rng, a, 2000), nb = b->times_chosen;
+    assert_int_equal(na + nb, 2000);
+    /* Shares 2.5 against 1.5. */
+    assert_true(na * 10 > nb * 13);
+    sift_corpus_free(c);
+}
+
+static void new_entries_get_energy_that_fades(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    char name[8];
+    for (uint64_t i = 1; i <= 10; i++) {
+        snprintf(name, sizeof(name), "e%d", (int)i);
+        assert_non_null(add(c, name, 10, 100, i));
+    }
+    sift_rng rng;
+    sift_rng_seed(&rng, 3);
+    count_picks(c, &rng, NULL, 10000);
+    sift_entry *n = add(c, "new", 10, 100, 11);
+    size_t early = count_picks(c, &rng, n, 50);
+    count_picks(c, &rng, NULL, 20000);
+    size_t late = count_picks(c, &rng, n, 5000);
+    /* Equal entries: about 1 in 11 once the energy is gone, far more at first. */
+    assert_true(early >= 10);
+    assert_true((double)early / 50 > 2.0 * (double)late / 5000);
+    assert_true(late > 100);
+    sift_corpus_free(c);
+}
+
+static void finds_stop_the_fading(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *a = add(c, "a", 10, 100, 1);
+    sift_entry *b = add(c, "b", 10, 100, 2);
+    sift_rng rng;
+    sift_rng_seed(&rng, 5);
+    count_picks(c, &rng, NULL, 40000);
+    double wa = a->weight;
+    sift_corpus_found(c, a);
+    assert_true(a->weight > 2 * wa);
+    assert_true(a->weight > 2 * b->weight);
+    size_t na = count_picks(c, &rng, a, 1000);
+    assert_true(na > 600);
+    sift_corpus_free(c);
+}
+
+static void featureless_seeds_until_coverage(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *s = sift_corpus_add(c, (const uint8_t *)"x", 1, NULL, 0, 1, "seed", 0);
+    sift_rng rng;
+    sift_rng_seed(&rng, 9);
+    assert_ptr_equal(sift_corpus_pick(c, &rng), s);
+    assert_false(s->evicted);
+    sift_entry *e = add(c, "e", 1, 1, 1);
+    assert_ptr_equal(sift_corpus_pick(c, &rng), e);
+    assert_true(s->evicted);
+    sift_corpus_free(c);
+}
+
+/* Many entries with random features, scheduled after every addition at first and then in
+ * batches: picks never return an evicted entry, the favored set covers every feature, and top
+ * ratings match a brute force. */
+static void many_random_entries(void **state)
+{
+    (void)state;
+    enum { N = 10000, POOL = 4000, MAXF = 12 };
+    sift_corpus *c = sift_corpus_new();
+    sift_rng rng;
+    sift_rng_seed(&rng, 11);
+    sift_feature_id f[MAXF];
+    uint8_t data[64] = {0};
+    char name[41];
+    for (int i = 0; i < N; i++) {
+        size_t nf = 1 + sift_rng_below(&rng, MAXF);
+        for (size_t j = 0; j < nf; j++) {
+            /* Skewed towards small indices, so that some features are common and others
+             * rare, and many entries lose all their top ratings. */
+            uint64_t x = sift_rng_below(&rng, POOL);
+            f[j] = sift_feature((unsigned)(x % 3), sift_rng_below(&rng, x + 1), 0);
+        }
+        snprintf(name, sizeof(name), "%040d", i);
+        size_t size = 1 + sift_rng_below(&rng, sizeof(data));
+        sift_entry *e =
+            sift_corpus_add(c, data, size, f, nf, 1 + sift_rng_below(&rng, 1000), name, i);
+        assert_non_null(e);
+        if (i >= 2000 && i % 8) continue;
+        /* Some rounds leave the update to the pick. */
+        if (i % 3) sift_corpus_update(c);
+        for (int p = 0; p < 10; p++) {
+            sift_entry *got = sift_corpus_pick(c, &rng);
+            assert_non_null(got);
+            assert_false(got->evicted);
+            assert_true(got->weight > 0);
+        }
+    }
+    sift_corpus_update(c);
+    assert_int_equal(sift_corpus_count(c), N);
+    size_t favored = 0, active = 0, bytes = 0;
+    for (size_t i = 0; i < N; i++) {
+        sift_entry *e = sift_corpus_at(c, i);
+        favored += e->favored;
+        active += !e->evicted;
+        bytes += e->size;
+        assert_true(!e->favored || !e->evicted);
+        for (size_t j = 0; j < e->nfeatures; j++) {
+            sift_entry *top = sift_corpus_top(c, e->features[j]);
+            assert_non_null(top);
+            assert_false(top->evicted);
+            unsigned __int128 mine = (unsigned __int128)e->size * e->exec_ns;
+            unsigned __int128 best = (unsigned __int128)top->size * top->exec_ns;
+            assert_true(best <= mine);
+            /* added_at holds the position here: the earlier keeps a tie. */
+            assert_true(best < mine || top->added_at <= e->added_at);
+        }
+    }
+    assert_int_equal(favored, sift_corpus_favored(c));
+    assert_int_equal(active, sift_corpus_active(c));
+    assert_int_equal(bytes, sift_corpus_bytes(c));
+    assert_true(favored < active && active < N);
+    /* Every feature has a favored holder, and every favored entry is the only favored holder
+     * of one of its features. */
+    sift_featmap holders;
+    sift_featmap_init(&holders);
+    for (size_t i = 0; i < N; i++) {
+        sift_entry *e = sift_corpus_at(c, i);
+        if (!e->favored) continue;
+        assert_int_equal(sift_featmap_reserve(&holders, e->nfeatures), 0);
+        for (size_t j = 0; j < e->nfeatures; j++) {
+            uint32_t *v = sift_featmap_slot(&holders, e->features[j]);
+            *v = *v == SIFT_FEATMAP_NONE ? 1 : *v + 1;
+        }
+    }
+    assert_int_equal(holders.count, sift_corpus_features(c));
+    for (size_t i = 0; i < N; i++) {
+        sift_entry *e = sift_corpus_at(c, i);
+        size_t alone = 0;
+        for (size_t j = 0; e->favored && j < e->nfeatures; j++)
+            alone += sift_featmap_get(&holders, e->features[j]) == 1;
+        assert_true(!e->favored || alone > 0);
+    }
+    sift_featmap_free(&holders);
+    sift_corpus_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(featmap_grows_and_finds),
+        cmocka_unit_test(add_copies_sorts_and_refuses_duplicates),
+        cmocka_unit_test(top_rated_prefers_small_and_fast),
+        cmocka_unit_test(favored_set_is_minimal_and_covers),
+        cmocka_unit_test(rare_features_are_picked_more),
+        cmocka_unit_test(new_entries_get_energy_that_fades),
+        cmocka_unit_test(finds_stop_the_fading),
+        cmocka_unit_test(featureless_seeds_until_coverage),
+        cmocka_unit_test(many_random_entries),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
