@@ -411,7 +411,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
         e->times_chosen++;
         f->mutator.trace[0] = 0;
         size_t size = mutate_one(f, e);
-        sift_fuzzer_try(f, f->buf, size, true, "NEW");
+        if (sift_fuzzer_try(f, f->buf, size, true, "NEW"))
+            sift_corpus_found(f->corpus, e);
         update_len_limit(f);
         if (f->stats.execs >= next_pulse) {
             if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);
