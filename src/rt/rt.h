@@ -34,22 +34,36 @@ typedef struct {
     uint32_t int_next, byte_next; /* ring positions; grow forever, wrap by mask */
 } sift_cmp_table;
 
-/* A compiled module's pc table (from __sanitizer_cov_pcs_init): one entry per counter. */
+/* A compiled module's edge counters and pc table (from __sanitizer_cov_pcs_init): one pc
+ * entry per counter. */
 typedef struct {
-    const uintptr_t *pcs; /* pairs: pc, flags (1 = function entry) */
-    size_t first;         /* index of its first counter in the edges domain */
+    const uintptr_t *pcs;    /* pairs: pc, flags (1 = function entry); NULL without pc-table */
+    const uint8_t *counters; /* inline counters, or the sift-allocated array for pc guards */
+    size_t first;            /* index of its first counter in the edges domain */
     size_t len;
 } sift_rt_pcs;
 
 #define SIFT_RT_MAX_MODULES 256
+
+/* A trace-pc-guard guard holds (region << SIFT_RT_GUARD_SHIFT) | (counter + 1); 0 means not
+ * counted. The region picks one of rt->guards, so the hook needs no search. */
+#define SIFT_RT_GUARD_SHIFT   24
+#define SIFT_RT_GUARD_REGIONS 256
+#define SIFT_RT_GUARD_MAX     ((1u << SIFT_RT_GUARD_SHIFT) - 1) /* counters per region */
+
+/* For runtime code that instrumented code calls: instrumented itself, it would feed its own
+ * edges back into the map (and the guard callback would call itself). */
+#define SIFT_RT_NOINSTR __attribute__((no_sanitize("coverage")))
 
 typedef struct {
     sift_covmap *map;
     sift_counters cmp, values; /* allocated domains, hit through sift_hit() */
     sift_cmp_table cmps;
     bool tracing; /* whether hooks record anything (off while not fuzzing) */
-    sift_rt_pcs pcs[SIFT_RT_MAX_MODULES];
+    sift_rt_pcs pcs[SIFT_RT_MAX_MODULES]; /* every registered module, in load order */
     size_t npcs;
+    sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
+    size_t nguards;
 } sift_rt_state;
 
 /* The process's coverage state. The sanitizer-coverage callbacks carry no context pointer, so

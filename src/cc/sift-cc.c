@@ -1,0 +1,143 @@
+/* sift-cc / sift-c++: clang with sift's coverage instrumentation, linking sift's runtime. See
+ * docs/runtime.md. */
+#include "cc/sift_cc_args.h"
+#include "sift/version.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Edge counters the compiler bumps inline (no call per edge), the pc table that maps them to
+ * code, and comparison operands (trace-cmp covers switches too). libFuzzer adds
+ * indirect-calls, for which sift has no feedback; trace-div and trace-gep are left out because
+ * they call a hook on every division and address computation for little extra guidance. */
+#define SIFT_COVERAGE_FLAGS "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
+
+/* The folder of this executable, symlinks resolved (so sift-c++ finds sift-cc's). */
+static int self_dir(char *dir)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
+    if (n <= 0) return -1;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    return 0;
+}
+
+/* DIR/REL with symlinks and dot folders resolved into OUT; false when it does not exist. */
+static bool resolve(char *out, const char *dir, const char *rel)
+{
+    char joined[PATH_MAX];
+    if (snprintf(joined, sizeof(joined), "%s/%s", dir, rel) >= (int)sizeof(joined)) return false;
+    return realpath(joined, out) != NULL;
+}
+
+/* The sift headers: next to an installed bin/, or in the source tree above build/bin/. */
+static bool find_include(const char *dir, char *out)
+{
+    static const char *const places[] = {"../include", "../../include"};
+    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+        char header[PATH_MAX];
+        if (resolve(out, dir, places[i]) &&
+            snprintf(header, sizeof(header), "%s/sift/version.h", out) < (int)sizeof(header) &&
+            access(header, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int find_lib(const char *dir, const char *name, char *out)
+{
+    char rel[64];
+    snprintf(rel, sizeof(rel), "../lib/%s", name);
+    if (resolve(out, dir, rel)) return 0;
+    fprintf(stderr, "sift-cc: cannot find %s in %s/../lib\n", name, dir);
+    return -1;
+}
+
+static int run(const char *compiler, char **argv)
+{
+    fflush(stdout);
+    execvp(compiler, argv);
+    fprintf(stderr, "sift-cc: cannot run %s: %s\n", compiler, strerror(errno));
+    return 127;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    size_t name_len = strlen(name);
+    bool cxx = name_len >= 2 && !strcmp(name + name_len - 2, "++");
+    const char *compiler = getenv(cxx ? "SIFT_CLANGXX" : "SIFT_CLANG");
+    if (!compiler || !*compiler) compiler = cxx ? "clang++" : "clang";
+
+    sift_cc_plan plan;
+    if (sift_cc_plan_args(argc - 1, argv + 1, &plan) < 0) return 1;
+    if (plan.version) {
+        sift_cc_plan_free(&plan);
+        printf("%s %s (clang: %s)\n", name, SIFT_VERSION, compiler);
+        argv[0] = (char *)compiler;
+        return run(compiler, argv);
+    }
+
+    char dir[PATH_MAX], include[PATH_MAX], rt[PATH_MAX], fuzzer[PATH_MAX];
+    bool have_dir = self_dir(dir) == 0;
+    if (plan.link != SIFT_CC_LINK_NONE) {
+        if (!have_dir) {
+            fprintf(stderr, "sift-cc: cannot find its own executable: %s\n", strerror(errno));
+            sift_cc_plan_free(&plan);
+            return 1;
+        }
+        if (find_lib(dir, "libsift-rt.a", rt) < 0 ||
+            (plan.link == SIFT_CC_LINK_FUZZER && find_lib(dir, "libsift-fuzzer.a", fuzzer) < 0)) {
+            sift_cc_plan_free(&plan);
+            return 1;
+        }
+    }
+
+    char **args = calloc((size_t)plan.nargs + 16, sizeof(*args));
+    if (!args) {
+        fprintf(stderr, "sift-cc: out of memory\n");
+        sift_cc_plan_free(&plan);
+        return 1;
+    }
+    int n = 0;
+    args[n++] = (char *)compiler;
+    if (!plan.user_coverage) args[n++] = SIFT_COVERAGE_FLAGS;
+    /* Searched after the system folders, so sift's headers never shadow the program's. */
+    if (have_dir && find_include(dir, include)) {
+        args[n++] = "-idirafter";
+        args[n++] = include;
+    }
+    for (int i = 0; i < plan.nargs; i++)
+        args[n++] = plan.args[i];
+    if (plan.link != SIFT_CC_LINK_NONE) {
+        /* Shared objects loaded later resolve the callbacks against the executable. */
+        args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+        /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
+         * weak no-op, which would keep the linker from taking sift's out of the archive. */
+        /* A -x of the user's would make clang read the archives as source. */
+        args[n++] = "-x";
+        args[n++] = "none";
+        args[n++] = "-Wl,--whole-archive";
+        args[n++] = rt;
+        args[n++] = "-Wl,--no-whole-archive";
+        /* The engine, and main when the program has none, come out of the archive as needed. */
+        if (plan.link == SIFT_CC_LINK_FUZZER) {
+            args[n++] = fuzzer;
+            args[n++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
+        }
+        args[n++] = "-lpthread";
+        args[n++] = "-ldl";
+        args[n++] = "-lm";
+    }
+    args[n] = NULL;
+    int rc = run(compiler, args);
+    free(args);
+    sift_cc_plan_free(&plan);
+    return rc;
+}

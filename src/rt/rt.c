@@ -1,0 +1,40 @@
+/* The runtime's process-wide state, created on first use. */
+#include "rt/rt.h"
+
+#include <pthread.h>
+
+/* Static storage, so that only the coverage map itself can fail to allocate. */
+static sift_rt_state state;
+static sift_rt_state *ready; /* &state once complete, NULL before or after a failed start */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+SIFT_RT_NOINSTR static int alloc_domain(sift_covmap *map, sift_domain domain, size_t len,
+                                        sift_counters *out)
+{
+    size_t first;
+    int rc = sift_covmap_alloc(map, domain, len, NULL, &first);
+    return rc != SIFT_OK ? rc : sift_covmap_counters(map, domain, first, out);
+}
+
+SIFT_RT_NOINSTR static void start(void)
+{
+    sift_covmap *map = sift_covmap_new();
+    if (!map) return;
+    if (alloc_domain(map, SIFT_DOMAIN_CMP, SIFT_RT_CMP_COUNTERS, &state.cmp) != SIFT_OK ||
+        alloc_domain(map, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS, &state.values) != SIFT_OK) {
+        sift_covmap_free(map);
+        return;
+    }
+    state.map = map;
+    __atomic_store_n(&ready, &state, __ATOMIC_RELEASE);
+}
+
+/* The first callers are module constructors, which may run before anything else in the
+ * process, so the state cannot be set up by a constructor of its own. */
+SIFT_RT_NOINSTR sift_rt_state *sift_rt(void)
+{
+    sift_rt_state *rt = __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
+    if (rt) return rt;
+    pthread_once(&once, start);
+    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
+}

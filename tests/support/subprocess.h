@@ -1,0 +1,37 @@
+/* Running programs from tests (sift-cc, clang, what they build) and scratch folders. */
+#ifndef SIFT_TEST_SUBPROCESS_H
+#define SIFT_TEST_SUBPROCESS_H
+
+#include <stddef.h>
+
+/* What a test builds and loads must use the sanitizers the test itself was built with. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIFT_TEST_SAN "-fsanitize=address,undefined"
+#endif
+#endif
+#ifndef SIFT_TEST_SAN
+#define SIFT_TEST_SAN ""
+#endif
+
+#define SIFT_TEST_OUT_CAP 16384
+
+typedef struct {
+    int status; /* exit code, 128 + signal number, or -1 when it could not be started */
+    char out[SIFT_TEST_OUT_CAP], err[SIFT_TEST_OUT_CAP]; /* NUL-terminated, cut at the size */
+} sift_test_proc;
+
+/* Runs ARGV (NULL-terminated; empty strings are left out, so that optional arguments such as
+ * SIFT_TEST_SAN can be written inline) with the "NAME=value" strings of ENV (NULL-terminated,
+ * or NULL) added to the environment, and waits for it. */
+void sift_test_run(sift_test_proc *p, const char *const *argv, const char *const *env);
+
+/* A new empty folder under $TMPDIR or /tmp (NULL on failure), and its removal with all it
+ * holds. */
+char *sift_test_tmpdir(void);
+void sift_test_rmtree(char *dir);
+
+/* Writes the string TEXT to DIR/NAME, created with MODE; returns the path (to free) or NULL. */
+char *sift_test_write(const char *dir, const char *name, const char *text, unsigned mode);
+
+#endif

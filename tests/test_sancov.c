@@ -1,0 +1,262 @@
+/* The edge callbacks: instrumented shared objects loaded into this process register their
+ * counters, move them when they run, and a snapshot sees the new edges. */
+#define _GNU_SOURCE
+#include "rt/rt.h"
+#include "sift/snapshot.h"
+#include "support/subprocess.h"
+
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *end);
+void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintptr_t *end);
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+
+#define EDGES      SIFT_DOMAIN_EDGES
+#define EDGES_MASK SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES)
+#define FIXTURE    SIFT_SOURCE_DIR "/tests/fixtures/branches.c"
+
+typedef int (*branch_fn)(const unsigned char *data, size_t len);
+
+typedef struct {
+    char *dir;
+    char *inline_so, *guard_so; /* the fixture built with sift-cc, and with trace-pc-guard */
+} fixture;
+
+static char *build(const char *dir, const char *name, const char *const *argv_tail)
+{
+    char *out;
+    if (asprintf(&out, "%s/%s", dir, name) < 0) return NULL;
+    const char *argv[16];
+    size_t n = 0;
+    for (; argv_tail[n]; n++)
+        argv[n] = argv_tail[n];
+    argv[n++] = "-o";
+    argv[n++] = out;
+    argv[n] = NULL;
+    sift_test_proc p;
+    sift_test_run(&p, argv, NULL);
+    if (p.status != 0) {
+        print_error("building %s failed (%d): %s\n", name, p.status, p.err);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    if (!f || !(f->dir = sift_test_tmpdir())) return -1;
+    *state = f;
+    const char *sift_cc[] = {SIFT_BUILD_DIR "/bin/sift-cc",
+                             SIFT_TEST_SAN,
+                             "-fsanitize=fuzzer-no-link",
+                             "-shared",
+                             "-fPIC",
+                             FIXTURE,
+                             NULL};
+    const char *guard[] = {"clang",   SIFT_TEST_SAN, "-fsanitize-coverage=trace-pc-guard",
+                           "-shared", "-fPIC",       FIXTURE,
+                           NULL};
+    f->inline_so = build(f->dir, "inline.so", sift_cc);
+    f->guard_so = build(f->dir, "guard.so", guard);
+    return f->inline_so && f->guard_so ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (!f) return 0;
+    free(f->inline_so);
+    free(f->guard_so);
+    sift_test_rmtree(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Modules stay loaded: the runtime keeps their counters for the life of the process. */
+static branch_fn load(const char *path)
+{
+    void *handle = dlopen(path, RTLD_NOW);
+    if (!handle) fail_msg("dlopen %s: %s", path, dlerror());
+    branch_fn fn = (branch_fn)(uintptr_t)dlsym(handle, "sift_fixture_branch");
+    assert_non_null(fn);
+    return fn;
+}
+
+static sift_novelty run_and_check(sift_snapshot *snap, branch_fn fn, const char *input)
+{
+    fn((const unsigned char *)input, strlen(input));
+    sift_novelty novelty;
+    assert_int_equal(
+        sift_snapshot_check_and_advance(snap, sift_rt()->map, EDGES_MASK, &novelty, NULL), SIFT_OK);
+    return novelty;
+}
+
+/* A, A again, then B's other branch: new, nothing, new. */
+static void check_novelty(branch_fn fn)
+{
+    sift_rt_state *rt = sift_rt();
+    sift_snapshot *snap;
+    assert_int_equal(sift_snapshot_for_map(&snap, rt->map, 1), SIFT_OK);
+    assert_int_equal(sift_covmap_reset(rt->map, EDGES_MASK), SIFT_OK);
+    assert_int_equal(run_and_check(snap, fn, "A"), SIFT_NEW_EDGE);
+    assert_int_equal(run_and_check(snap, fn, "A"), SIFT_NOTHING);
+    assert_int_equal(run_and_check(snap, fn, "B"), SIFT_NEW_EDGE);
+    assert_int_equal(run_and_check(snap, fn, "B"), SIFT_NOTHING);
+    sift_snapshot_free(snap);
+}
+
+static bool any_set(const uint8_t *counters, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (counters[i]) return true;
+    return false;
+}
+
+static void test_state(void **state)
+{
+    (void)state;
+    sift_rt_state *rt = sift_rt();
+    assert_non_null(rt);
+    assert_ptr_equal(sift_rt(), rt);
+    assert_int_equal(sift_covmap_size(rt->map, SIFT_DOMAIN_CMP), SIFT_RT_CMP_COUNTERS);
+    assert_int_equal(sift_covmap_size(rt->map, SIFT_DOMAIN_VALUES), SIFT_RT_VALUES_COUNTERS);
+    assert_int_equal(rt->cmp.len, SIFT_RT_CMP_COUNTERS);
+    assert_int_equal(rt->values.len, SIFT_RT_VALUES_COUNTERS);
+    assert_non_null(rt->cmp.dirty);
+    assert_non_null(rt->values.dirty);
+}
+
+static void test_inline_module(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = sift_rt();
+    size_t before = sift_covmap_size(rt->map, EDGES), modules = rt->npcs;
+    branch_fn fn = load(f->inline_so);
+    size_t after = sift_covmap_size(rt->map, EDGES);
+    assert_true(after > before);
+    assert_int_equal(rt->npcs, modules + 1);
+    const sift_rt_pcs *m = &rt->pcs[modules];
+    assert_int_equal(m->first, before);
+    assert_int_equal(m->len, after - before);
+    /* The pc table came with the counters: the first entry opens a function. */
+    assert_non_null(m->pcs);
+    assert_true(m->pcs[0] != 0);
+    assert_int_equal(m->pcs[1] & 1, 1);
+
+    sift_covmap_reset(rt->map, EDGES_MASK);
+    assert_false(any_set(m->counters, m->len));
+    fn((const unsigned char *)"A", 1);
+    assert_true(any_set(m->counters, m->len));
+    check_novelty(fn);
+}
+
+static void test_same_range_once(void **state)
+{
+    (void)state;
+    static uint8_t counters[100];
+    static uintptr_t pcs[2 * 100], short_pcs[4];
+    sift_rt_state *rt = sift_rt();
+    size_t before = sift_covmap_size(rt->map, EDGES), modules = rt->npcs;
+
+    __sanitizer_cov_8bit_counters_init(counters, counters + 100);
+    __sanitizer_cov_8bit_counters_init(counters, counters + 100);
+    __sanitizer_cov_8bit_counters_init(counters + 10, counters + 20);
+    assert_int_equal(sift_covmap_size(rt->map, EDGES), before + 100);
+    assert_int_equal(rt->npcs, modules + 1);
+
+    /* A table that does not match the module's counters is not taken for its. */
+    __sanitizer_cov_pcs_init(short_pcs, short_pcs + 4);
+    assert_null(rt->pcs[modules].pcs);
+    __sanitizer_cov_pcs_init(pcs, pcs + 200);
+    __sanitizer_cov_pcs_init(pcs, pcs + 200);
+    assert_ptr_equal(rt->pcs[modules].pcs, pcs);
+    assert_int_equal(rt->npcs, modules + 1);
+
+    /* A module loaded again by the loader registers its counters again: still once. */
+    const sift_rt_pcs *first = &rt->pcs[0];
+    __sanitizer_cov_8bit_counters_init((uint8_t *)first->counters,
+                                       (uint8_t *)first->counters + first->len);
+    assert_int_equal(sift_covmap_size(rt->map, EDGES), before + 100);
+    assert_int_equal(rt->npcs, modules + 1);
+
+    /* Hits on attached counters reach the map. */
+    sift_snapshot *snap;
+    assert_int_equal(sift_snapshot_for_map(&snap, rt->map, 1), SIFT_OK);
+    sift_covmap_reset(rt->map, EDGES_MASK);
+    counters[42]++;
+    sift_novelty novelty;
+    size_t features;
+    assert_int_equal(
+        sift_snapshot_check_and_advance(snap, rt->map, EDGES_MASK, &novelty, &features), SIFT_OK);
+    assert_int_equal(novelty, SIFT_NEW_EDGE);
+    assert_int_equal(features, 1);
+    sift_snapshot_free(snap);
+}
+
+static void test_guard_module(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = sift_rt();
+    size_t before = sift_covmap_size(rt->map, EDGES), modules = rt->npcs, regions = rt->nguards;
+    branch_fn fn = load(f->guard_so);
+    assert_true(sift_covmap_size(rt->map, EDGES) > before);
+    assert_int_equal(rt->npcs, modules + 1);
+    assert_int_equal(rt->nguards, regions + 1);
+    assert_int_equal(rt->pcs[modules].first, before);
+    assert_null(rt->pcs[modules].pcs);
+    check_novelty(fn);
+}
+
+static void test_guards(void **state)
+{
+    (void)state;
+    static uint32_t guards[5];
+    uint32_t unnumbered = 0;
+    sift_rt_state *rt = sift_rt();
+    size_t before = sift_covmap_size(rt->map, EDGES);
+
+    __sanitizer_cov_trace_pc_guard(&unnumbered);
+    __sanitizer_cov_trace_pc_guard_init(guards, guards + 5);
+    __sanitizer_cov_trace_pc_guard_init(guards, guards + 5);
+    assert_int_equal(sift_covmap_size(rt->map, EDGES), before + 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(guards[i] & SIFT_RT_GUARD_MAX, i + 1);
+
+    sift_snapshot *snap;
+    assert_int_equal(sift_snapshot_for_map(&snap, rt->map, 1), SIFT_OK);
+    sift_covmap_reset(rt->map, EDGES_MASK);
+    __sanitizer_cov_trace_pc_guard(&guards[3]);
+    __sanitizer_cov_trace_pc_guard(&guards[3]);
+    sift_novelty novelty;
+    assert_int_equal(sift_snapshot_check_and_advance(snap, rt->map, EDGES_MASK, &novelty, NULL),
+                     SIFT_OK);
+    assert_int_equal(novelty, SIFT_NEW_EDGE);
+    /* The hits landed on guard 3's counter: a third one now is only a new count. */
+    for (int i = 0; i < 3; i++)
+        __sanitizer_cov_trace_pc_guard(&guards[3]);
+    assert_int_equal(sift_snapshot_check_and_advance(snap, rt->map, EDGES_MASK, &novelty, NULL),
+                     SIFT_OK);
+    assert_int_equal(novelty, SIFT_NEW_COUNT);
+    sift_snapshot_free(snap);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_state),           cmocka_unit_test(test_inline_module),
+        cmocka_unit_test(test_same_range_once), cmocka_unit_test(test_guard_module),
+        cmocka_unit_test(test_guards),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,328 @@
+/* sift-cc end to end: the flags it adds and passes on, what it links, clang's errors and exit
+ * codes, and a harness it builds that tells new coverage from old. */
+#define _GNU_SOURCE
+#include "sift/version.h"
+#include "support/subprocess.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define SIFT_CC  SIFT_BUILD_DIR "/bin/sift-cc"
+#define SIFT_CXX SIFT_BUILD_DIR "/bin/sift-c++"
+#define FIXTURES SIFT_SOURCE_DIR "/tests/fixtures"
+#define COVERAGE "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
+#define MAX_ARGS 32
+
+typedef struct {
+    char *dir;
+    char *fake;     /* a compiler that prints its arguments, one a line */
+    char *fake_env; /* SIFT_CLANG=fake */
+    char *include;  /* the folder sift-cc adds with -idirafter */
+    char *rt_lib, *fuzzer_lib;
+    bool in_tree; /* the build folder is a folder of the source tree */
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    if (!f || !(f->dir = sift_test_tmpdir())) return -1;
+    *state = f;
+    f->fake = sift_test_write(f->dir, "fake-clang",
+                              "#!/bin/sh\nprintf '%s\\n' \"$@\"\nexit ${FAKE_RC:-0}\n", 0755);
+    /* sift-cc names them with links resolved. */
+    f->include = realpath(SIFT_SOURCE_DIR "/include", NULL);
+    f->rt_lib = realpath(SIFT_BUILD_DIR "/lib/libsift-rt.a", NULL);
+    f->fuzzer_lib = realpath(SIFT_BUILD_DIR "/lib/libsift-fuzzer.a", NULL);
+    char *parent = realpath(SIFT_BUILD_DIR "/..", NULL);
+    f->in_tree = parent && f->include && !strncmp(f->include, parent, strlen(parent)) &&
+                 !strcmp(f->include + strlen(parent), "/include");
+    free(parent);
+    if (!f->fake || !f->include || !f->rt_lib || !f->fuzzer_lib ||
+        asprintf(&f->fake_env, "SIFT_CLANG=%s", f->fake) < 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (!f) return 0;
+    free(f->fake);
+    free(f->fake_env);
+    free(f->include);
+    free(f->rt_lib);
+    free(f->fuzzer_lib);
+    sift_test_rmtree(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Runs sift-cc with ARGS (NULL-terminated) on the fake compiler: P receives the arguments it
+ * was given, one a line. */
+static void fake_run(fixture *f, sift_test_proc *p, const char *const *args)
+{
+    const char *argv[MAX_ARGS] = {SIFT_CC};
+    for (size_t i = 0; args[i]; i++)
+        argv[i + 1] = args[i];
+    const char *env[] = {f->fake_env, NULL};
+    sift_test_run(p, argv, env);
+    if (p->status != 0) fail_msg("sift-cc exited with %d: %s", p->status, p->err);
+}
+
+static bool has_line(const char *out, const char *line)
+{
+    size_t len = strlen(line);
+    for (const char *p = out; (p = strstr(p, line)); p++)
+        if ((p == out || p[-1] == '\n') && p[len] == '\n') return true;
+    return false;
+}
+
+static bool has_text(const char *out, const char *text)
+{
+    return strstr(out, text) != NULL;
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    sift_test_proc p;
+    const char *env[] = {"SIFT_CLANG=clang", "SIFT_CLANGXX=clang++", NULL};
+    sift_test_run(&p, (const char *[]){SIFT_CC, "--version", NULL}, env);
+    assert_int_equal(p.status, 0);
+    assert_true(!strncmp(p.out, "sift-cc " SIFT_VERSION " (clang: clang)\n",
+                         strlen("sift-cc " SIFT_VERSION " (clang: clang)\n")));
+    assert_true(has_text(p.out, "clang version"));
+
+    sift_test_run(&p, (const char *[]){SIFT_CXX, "--version", NULL}, env);
+    assert_int_equal(p.status, 0);
+    assert_true(!strncmp(p.out, "sift-c++ " SIFT_VERSION " (clang: clang++)\n",
+                         strlen("sift-c++ " SIFT_VERSION " (clang: clang++)\n")));
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Everything the user gives reaches clang unchanged and in order, after sift's flags. */
+static void test_passthrough(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    fake_run(f, &p,
+             (const char *[]){"-c", "a.c", "-o", "a.o", "-DNAME=a b", "-O2", "-Wall", "-###", "-x",
+                              "c", "-I", "inc", NULL});
+    assert_true(!strncmp(p.out, COVERAGE "\n", strlen(COVERAGE "\n")));
+    assert_true(
+        ends_with(p.out, "\n-c\na.c\n-o\na.o\n-DNAME=a b\n-O2\n-Wall\n-###\n-x\nc\n-I\ninc\n"));
+    /* In a build folder of the source tree, the sift headers come last in the search. */
+    char *include;
+    assert_true(asprintf(&include, "\n-idirafter\n%s\n", f->include) > 0);
+    assert_int_equal(has_text(p.out, include), f->in_tree);
+    free(include);
+}
+
+static void expect_libs(fixture *f, const char *const *args, bool rt, bool fuzzer)
+{
+    sift_test_proc p;
+    fake_run(f, &p, args);
+    if (has_line(p.out, f->rt_lib) != rt || has_line(p.out, f->fuzzer_lib) != fuzzer)
+        fail_msg("sift-cc %s ...: expected%s%s, clang got:\n%s", args[0], rt ? " rt" : "",
+                 fuzzer ? " fuzzer" : "", p.out);
+    assert_int_equal(has_text(p.out, "\n-x\nnone\n-Wl,--whole-archive\n"), rt);
+    assert_int_equal(has_line(p.out, "-lpthread"), rt);
+    assert_false(has_text(p.out, "fuzzer\n"));
+    assert_false(has_text(p.out, "fuzzer-no-link"));
+}
+
+static void test_links(void **state)
+{
+    fixture *f = *state;
+    /* An executable gets the runtime; with -fsanitize=fuzzer the engine too. */
+    expect_libs(f, (const char *[]){"a.c", "-o", "a", NULL}, true, false);
+    expect_libs(f, (const char *[]){"-MD", "a.o", "b.o", NULL}, true, false);
+    expect_libs(f, (const char *[]){"-x", "c", "-", NULL}, true, false);
+    expect_libs(f, (const char *[]){"-x", "c++", "a.c", NULL}, true, false);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "a.c", NULL}, true, true);
+    expect_libs(f, (const char *[]){"-fsanitize=address,fuzzer", "a.c", NULL}, true, true);
+    /* Nothing of sift's is linked when nothing links, or into shared objects. */
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-c", "a.c", NULL}, false, false);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-shared", "-fPIC", "a.c", NULL}, false,
+                false);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer-no-link", "a.c", NULL}, false, false);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer,fuzzer-no-link", "a.c", NULL}, true, true);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-fno-sanitize=fuzzer", "a.c", NULL}, true,
+                false);
+    static const char *const stops[] = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"};
+    for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+        expect_libs(f, (const char *[]){stops[i], "a.c", NULL}, false, false);
+    /* No input: clang only prints something. A flag's value is no input. */
+    expect_libs(f, (const char *[]){"-dumpversion", NULL}, false, false);
+    expect_libs(f, (const char *[]){"-o", "out", "-MF", "deps", NULL}, false, false);
+}
+
+static void test_response_file(void **state)
+{
+    fixture *f = *state;
+    char *compile = sift_test_write(f->dir, "compile.rsp", "-c 'my file.c' -o \"x.o\"\n", 0644);
+    char *san = sift_test_write(f->dir, "san.rsp", "-c a.c -fsanitize=fuzzer\n", 0644);
+    assert_non_null(compile);
+    assert_non_null(san);
+    char *arg;
+    assert_true(asprintf(&arg, "@%s", compile) > 0);
+    expect_libs(f, (const char *[]){arg, NULL}, false, false);
+    free(arg);
+
+    /* sift-cc cannot take fuzzer out of a file clang reads itself. */
+    assert_true(asprintf(&arg, "@%s", san) > 0);
+    sift_test_proc p;
+    const char *env[] = {f->fake_env, NULL};
+    sift_test_run(&p, (const char *[]){SIFT_CC, arg, NULL}, env);
+    assert_int_equal(p.status, 1);
+    assert_true(has_text(p.err, "response file"));
+    free(arg);
+    free(compile);
+    free(san);
+}
+
+static void test_sanitizer_list(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    fake_run(f, &p, (const char *[]){"-fsanitize=address,fuzzer-no-link", "-c", "a.c", NULL});
+    assert_true(has_line(p.out, "-fsanitize=address"));
+    fake_run(f, &p, (const char *[]){"-fsanitize=fuzzer,undefined,address", "a.c", NULL});
+    assert_true(has_line(p.out, "-fsanitize=undefined,address"));
+    fake_run(f, &p, (const char *[]){"-fsanitize=fuzzer", "-c", "a.c", NULL});
+    assert_false(has_text(p.out, "-fsanitize="));
+}
+
+static void test_user_coverage(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    /* The user's counter kind replaces sift's; features only add to sift's. */
+    fake_run(f, &p, (const char *[]){"-fsanitize-coverage=trace-pc-guard", "-c", "a.c", NULL});
+    assert_false(has_line(p.out, COVERAGE));
+    assert_true(has_line(p.out, "-fsanitize-coverage=trace-pc-guard"));
+    fake_run(f, &p, (const char *[]){"-fsanitize-coverage=trace-div", "-c", "a.c", NULL});
+    assert_true(has_line(p.out, COVERAGE));
+    assert_true(has_line(p.out, "-fsanitize-coverage=trace-div"));
+
+    const char *env[] = {f->fake_env, NULL};
+    sift_test_run(&p, (const char *[]){SIFT_CC, "-fsanitize-coverage=trace-pc", "a.c", NULL}, env);
+    assert_int_equal(p.status, 1);
+    assert_string_equal(p.out, "");
+    assert_non_null(strstr(p.err, "trace-pc"));
+    assert_ptr_equal(strchr(p.err, '\n'), p.err + strlen(p.err) - 1);
+}
+
+static void test_cxx_driver(void **state)
+{
+    fixture *f = *state;
+    char *env_cxx;
+    assert_true(asprintf(&env_cxx, "SIFT_CLANGXX=%s", f->fake) > 0);
+    const char *env[] = {"SIFT_CLANG=/nonexistent/clang", env_cxx, NULL};
+    sift_test_proc p;
+    sift_test_run(&p, (const char *[]){SIFT_CXX, "-c", "a.cc", NULL}, env);
+    assert_int_equal(p.status, 0);
+    assert_true(has_line(p.out, "a.cc"));
+    free(env_cxx);
+}
+
+static void test_exit_codes(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    const char *fake_rc[] = {f->fake_env, "FAKE_RC=42", NULL};
+    sift_test_run(&p, (const char *[]){SIFT_CC, "a.c", NULL}, fake_rc);
+    assert_int_equal(p.status, 42);
+
+    const char *missing[] = {"SIFT_CLANG=/nonexistent/clang", NULL};
+    sift_test_run(&p, (const char *[]){SIFT_CC, "-c", "a.c", NULL}, missing);
+    assert_int_equal(p.status, 127);
+    assert_true(has_text(p.err, "sift-cc: cannot run /nonexistent/clang"));
+
+    /* A compile error reads and ends exactly as clang's own. */
+    char *bad = sift_test_write(f->dir, "bad.c", "int main(void) { return nope; }\n", 0644);
+    char *obj;
+    assert_non_null(bad);
+    assert_true(asprintf(&obj, "%s/bad.o", f->dir) > 0);
+    sift_test_proc direct;
+    const char *clang[] = {"SIFT_CLANG=clang", NULL};
+    sift_test_run(&direct, (const char *[]){"clang", "-c", bad, "-o", obj, NULL}, NULL);
+    sift_test_run(&p, (const char *[]){SIFT_CC, "-c", bad, "-o", obj, NULL}, clang);
+    assert_int_not_equal(direct.status, 0);
+    assert_int_equal(p.status, direct.status);
+    assert_true(has_text(p.err, "error: use of undeclared identifier 'nope'"));
+    free(bad);
+    free(obj);
+}
+
+/* A harness built by sift-cc with the runtime: A is new, A again is not, B's branch is. */
+static void test_harness(void **state)
+{
+    fixture *f = *state;
+    char *harness;
+    assert_true(asprintf(&harness, "%s/harness", f->dir) > 0);
+    const char *env[] = {"SIFT_CLANG=clang", NULL};
+    sift_test_proc p;
+    sift_test_run(&p,
+                  (const char *[]){SIFT_CC, SIFT_TEST_SAN, "-I" SIFT_SOURCE_DIR "/src",
+                                   "-I" SIFT_SOURCE_DIR "/include", FIXTURES "/harness.c",
+                                   FIXTURES "/branches.c", "-o", harness, NULL},
+                  env);
+    if (p.status != 0) fail_msg("building the harness failed (%d): %s", p.status, p.err);
+
+    /* Never driven by an engine, the program runs as it would uninstrumented. */
+    sift_test_run(&p, (const char *[]){harness, NULL}, NULL);
+    assert_int_equal(p.status, 0);
+    sift_test_run(&p, (const char *[]){harness, "A", "A", "B", "xyz", "Cat", NULL}, NULL);
+    assert_int_equal(p.status, 0);
+    assert_string_equal(p.out, "new\nnone\nnew\nnew\nnone\n");
+    free(harness);
+}
+
+/* Sanitizers the user names stay on: the object holds both ASan's checks and sift's counters. */
+static void test_address_kept(void **state)
+{
+    fixture *f = *state;
+    char *obj;
+    assert_true(asprintf(&obj, "%s/asan.o", f->dir) > 0);
+    const char *env[] = {"SIFT_CLANG=clang", NULL};
+    sift_test_proc p;
+    sift_test_run(&p,
+                  (const char *[]){SIFT_CC, "-fsanitize=address,fuzzer-no-link", "-c",
+                                   FIXTURES "/branches.c", "-o", obj, NULL},
+                  env);
+    assert_int_equal(p.status, 0);
+    FILE *in = fopen(obj, "rb");
+    assert_non_null(in);
+    static char bytes[1 << 16];
+    size_t n = fread(bytes, 1, sizeof(bytes), in);
+    fclose(in);
+    assert_non_null(memmem(bytes, n, "__asan_", 7));
+    assert_non_null(memmem(bytes, n, "__sanitizer_cov_8bit_counters_init", 34));
+    free(obj);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),        cmocka_unit_test(test_passthrough),
+        cmocka_unit_test(test_links),          cmocka_unit_test(test_response_file),
+        cmocka_unit_test(test_sanitizer_list), cmocka_unit_test(test_user_coverage),
+        cmocka_unit_test(test_cxx_driver),     cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_harness),        cmocka_unit_test(test_address_kept),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
