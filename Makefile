@@ -17,12 +17,14 @@ LDFLAGS += $(SANFLAGS)
 
 COV_SRC    := $(wildcard src/rt/cov/*.c)
 RT_SRC     := $(wildcard src/rt/*.c)
+INTERPOSE_SRC := $(wildcard src/rt/interpose/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
 CC_SRC     := $(wildcard src/cc/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-LIBS := $(BUILD)/lib/libsift-cov.a $(BUILD)/lib/libsift-rt.a $(BUILD)/lib/libsift-fuzzer.a
+LIBS := $(BUILD)/lib/libsift-cov.a $(BUILD)/lib/libsift-rt.a $(BUILD)/lib/libsift-fuzzer.a \
+        $(BUILD)/lib/libsift-interpose.a
 BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++
 
 TEST_SRC  := $(wildcard tests/test_*.c)
@@ -48,6 +50,19 @@ $(BUILD)/lib/libsift-fuzzer.a: $(call obj,$(COV_SRC) $(RT_SRC) $(ENGINE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# Replacements of libc's comparisons, kept apart: only builds without ASan, MSan or TSan may
+# link them. -fno-builtin keeps their loops from compiling into calls to themselves.
+$(call obj,$(INTERPOSE_SRC)): CFLAGS += -fno-builtin
+$(BUILD)/lib/libsift-interpose.a: $(call obj,$(INTERPOSE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# test_cmp checks the interposed functions where they may be linked; under ASan it checks the
+# interceptors' hooks instead.
+ifneq ($(SAN),1)
+TEST_LINK_test_cmp := $(BUILD)/lib/libsift-interpose.a
+endif
+
 $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
@@ -59,7 +74,8 @@ $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_SUPPORT)) $(LIBS) $(BINS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DSIFT_SOURCE_DIR='"$(abspath .)"' $< $(call obj,$(TEST_SUPPORT)) \
-	    $(BUILD)/lib/libsift-fuzzer.a $(LDFLAGS) -lcmocka -l:libmd.a -ldl -lpthread -lm -o $@
+	    $(TEST_LINK_$*) $(BUILD)/lib/libsift-fuzzer.a $(LDFLAGS) \
+	    -lcmocka -l:libmd.a -ldl -lpthread -lm -o $@
 
 check: all $(TEST_BINS)
 	tests/run $(BUILD)/tests

@@ -1,0 +1,123 @@
+/* String and memory comparisons that replace libc's in targets built without a sanitizer, so
+ * that their operands reach the comparison feedback as the sanitizer interceptors' hooks do in
+ * sanitized builds. Never link this with ASan, MSan or TSan: their interceptors are weak
+ * aliases of these names, and a strong definition here would silently disable their checks.
+ *
+ * Built with -fno-builtin so that the compiler neither turns these loops back into calls to
+ * the functions being defined nor assumes libc semantics for them. Each one computes its
+ * result itself, as reaching libc's through dlsym(RTLD_NEXT) would need a lazily resolved
+ * pointer on every call and fails in static links, then hands the operands to the hook, which
+ * records them only while the engine is tracing. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <sanitizer/common_interface_defs.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#define CALLER_PC() __builtin_return_address(0)
+
+static int compare_mem(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    /* Word steps find the first differing word; the byte loop then orders it. */
+    for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+        uint64_t x, y;
+        __builtin_memcpy(&x, a + i, sizeof(x));
+        __builtin_memcpy(&y, b + i, sizeof(y));
+        if (x != y) break;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return a[i] - b[i];
+    return 0;
+}
+
+static int compare_str(const unsigned char *a, const unsigned char *b, size_t n, bool fold)
+{
+    for (size_t i = 0; i < n; i++) {
+        int x = fold ? tolower(a[i]) : a[i];
+        int y = fold ? tolower(b[i]) : b[i];
+        if (x != y || x == 0) return x - y;
+    }
+    return 0;
+}
+
+/* Rabin-Karp with a rolling hash modulo 2^64: linear in practice, where a naive search would
+ * let a fuzzed haystack make the target quadratic and report a false timeout. */
+static const unsigned char *find(const unsigned char *hay, size_t hay_len,
+                                 const unsigned char *needle, size_t needle_len)
+{
+    if (needle_len == 0) return hay;
+    if (hay_len < needle_len) return NULL;
+    const uint64_t base = 0x100000001b3ull;
+    uint64_t want = 0, have = 0, top = 1;
+    for (size_t i = 0; i < needle_len; i++) {
+        want = want * base + needle[i];
+        have = have * base + hay[i];
+        if (i > 0) top *= base;
+    }
+    for (size_t i = 0;; i++) {
+        if (have == want && compare_mem(hay + i, needle, needle_len) == 0) return hay + i;
+        if (i + needle_len == hay_len) return NULL;
+        have = (have - hay[i] * top) * base + hay[i + needle_len];
+    }
+}
+
+int memcmp(const void *s1, const void *s2, size_t n)
+{
+    int r = compare_mem(s1, s2, n);
+    __sanitizer_weak_hook_memcmp(CALLER_PC(), s1, s2, n, r);
+    return r;
+}
+
+/* Compilers turn `memcmp(...) == 0` into bcmp, which would otherwise bypass the hook. */
+int bcmp(const void *s1, const void *s2, size_t n)
+{
+    int r = compare_mem(s1, s2, n);
+    __sanitizer_weak_hook_memcmp(CALLER_PC(), s1, s2, n, r);
+    return r;
+}
+
+int strcmp(const char *s1, const char *s2)
+{
+    int r = compare_str((const unsigned char *)s1, (const unsigned char *)s2, SIZE_MAX, false);
+    __sanitizer_weak_hook_strcmp(CALLER_PC(), s1, s2, r);
+    return r;
+}
+
+int strncmp(const char *s1, const char *s2, size_t n)
+{
+    int r = compare_str((const unsigned char *)s1, (const unsigned char *)s2, n, false);
+    __sanitizer_weak_hook_strncmp(CALLER_PC(), s1, s2, n, r);
+    return r;
+}
+
+int strcasecmp(const char *s1, const char *s2)
+{
+    int r = compare_str((const unsigned char *)s1, (const unsigned char *)s2, SIZE_MAX, true);
+    __sanitizer_weak_hook_strcasecmp(CALLER_PC(), s1, s2, r);
+    return r;
+}
+
+int strncasecmp(const char *s1, const char *s2, size_t n)
+{
+    int r = compare_str((const unsigned char *)s1, (const unsigned char *)s2, n, true);
+    __sanitizer_weak_hook_strncasecmp(CALLER_PC(), s1, s2, n, r);
+    return r;
+}
+
+char *strstr(const char *hay, const char *needle)
+{
+    char *r = (char *)find((const unsigned char *)hay, strlen(hay), (const unsigned char *)needle,
+                           strlen(needle));
+    __sanitizer_weak_hook_strstr(CALLER_PC(), hay, needle, r);
+    return r;
+}
+
+void *memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)
+{
+    void *r = (void *)find(hay, hay_len, needle, needle_len);
+    __sanitizer_weak_hook_memmem(CALLER_PC(), hay, hay_len, needle, needle_len, r);
+    return r;
+}

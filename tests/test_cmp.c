@@ -1,0 +1,575 @@
+/* Tests of comparison feedback: CMP features, operand rings, sanitizer-coverage callbacks,
+ * sanitizer hooks, and the interposed libc comparisons. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rt/rt.h"
+#include "sift/snapshot.h"
+
+#include <dlfcn.h>
+#include <sanitizer/common_interface_defs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b);
+void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b);
+void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b);
+void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b);
+void __sanitizer_cov_trace_const_cmp1(uint8_t constant, uint8_t a);
+void __sanitizer_cov_trace_const_cmp2(uint16_t constant, uint16_t a);
+void __sanitizer_cov_trace_const_cmp4(uint32_t constant, uint32_t a);
+void __sanitizer_cov_trace_const_cmp8(uint64_t constant, uint64_t a);
+void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
+void __sanitizer_cov_trace_div4(uint32_t val);
+void __sanitizer_cov_trace_div8(uint64_t val);
+void __sanitizer_cov_trace_gep(uintptr_t idx);
+
+#define PC 0x401000u
+
+/* The callbacks and hooks reach their state through sift_rt(). This stand-in hands them the
+ * fixture's state; it is weak so that, should the runtime's own definition be linked in, that
+ * one serves instead, and the hook tests below therefore work on whatever sift_rt() returns. */
+static sift_rt_state *standin;
+__attribute__((weak)) sift_rt_state *sift_rt(void)
+{
+    return standin;
+}
+
+typedef struct {
+    sift_rt_state *rt;
+    sift_snapshot *snap;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    f->rt = calloc(1, sizeof(*f->rt));
+    f->rt->map = sift_covmap_new();
+    size_t first;
+    assert_int_equal(
+        sift_covmap_alloc(f->rt->map, SIFT_DOMAIN_CMP, SIFT_RT_CMP_COUNTERS, NULL, &first),
+        SIFT_OK);
+    assert_int_equal(sift_covmap_counters(f->rt->map, SIFT_DOMAIN_CMP, first, &f->rt->cmp),
+                     SIFT_OK);
+    assert_int_equal(sift_snapshot_for_map(&f->snap, f->rt->map, 1), SIFT_OK);
+    standin = f->rt;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    standin = NULL;
+    sift_snapshot_free(f->snap);
+    sift_covmap_free(f->rt->map);
+    free(f->rt);
+    free(f);
+    return 0;
+}
+
+/* What the CMP domain gained since the last call; folds it into SNAP and resets it. */
+static sift_novelty advance(sift_snapshot *snap, sift_covmap *map)
+{
+    sift_novelty n = SIFT_NEW_EDGE + 1;
+    assert_int_equal(
+        sift_snapshot_check_and_advance(snap, map, SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP), &n, NULL),
+        SIFT_OK);
+    return n;
+}
+
+/* The state the hooks use, with a snapshot of its map whose CMP domain starts out empty. */
+static sift_rt_state *hook_state(sift_snapshot **snap)
+{
+    sift_rt_state *rt = sift_rt();
+    assert_non_null(rt);
+    assert_int_equal(sift_snapshot_for_map(snap, rt->map, 1), SIFT_OK);
+    assert_int_equal(sift_covmap_reset(rt->map, SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP)), SIFT_OK);
+    return rt;
+}
+
+static const sift_cmp_int *last_int(const sift_rt_state *rt)
+{
+    return &rt->cmps.ints[(rt->cmps.int_next - 1) % SIFT_CMP_INTS];
+}
+
+static const sift_cmp_bytes *last_bytes(const sift_rt_state *rt)
+{
+    return &rt->cmps.bytes[(rt->cmps.byte_next - 1) % SIFT_CMP_BYTES];
+}
+
+static void assert_int_pair(const sift_cmp_int *e, uint64_t a, uint64_t b, uint8_t size)
+{
+    assert_int_equal(e->a, a);
+    assert_int_equal(e->b, b);
+    assert_int_equal(e->size, size);
+}
+
+static void assert_bytes_pair(const sift_cmp_bytes *e, const void *a, const void *b, size_t len)
+{
+    assert_int_equal(e->len, len);
+    assert_memory_equal(e->a, a, len);
+    assert_memory_equal(e->b, b, len);
+}
+
+static void test_int_closer_is_new(void **state)
+{
+    fixture *f = *state;
+    const uint64_t target = 0x41424344;
+    const uint64_t steps[] = {0, 0x44, 0x4344, 0x424344, 0x41424344};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        sift_rt_cmp(f->rt, PC, steps[i], target, 4);
+        assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+        sift_rt_cmp(f->rt, PC, steps[i], target, 4);
+        assert_int_equal(advance(f->snap, f->rt->map), SIFT_NOTHING);
+    }
+    /* The same distance at another site is another feature. */
+    sift_rt_cmp(f->rt, PC + 4, 0, target, 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+    /* Operands count only within their width: these are equal bytes. */
+    sift_rt_cmp(f->rt, PC + 8, 0x41, 0x41, 1);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+    sift_rt_cmp(f->rt, PC + 8, 0xffffff41, 0x41, 1);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NOTHING);
+    /* Repeating a comparison within one execution is a new hit count. */
+    sift_rt_cmp(f->rt, PC, 0, target, 4);
+    sift_rt_cmp(f->rt, PC, 0, target, 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_COUNT);
+}
+
+static void test_int_ring(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = f->rt;
+    rt->tracing = true;
+    sift_rt_cmp(rt, PC, 0x1234, 0x5678, 2);
+    assert_int_equal(rt->cmps.int_next, 1);
+    assert_int_pair(last_int(rt), 0x1234, 0x5678, 2);
+    /* A comparison repeated in a loop is kept once. */
+    sift_rt_cmp(rt, PC, 0x1234, 0x5678, 2);
+    assert_int_equal(rt->cmps.int_next, 1);
+    /* Equal operands, and pairs of 0, 1 and all-ones, are left out. */
+    sift_rt_cmp(rt, PC, 7, 7, 4);
+    sift_rt_cmp(rt, PC, 0, 1, 4);
+    sift_rt_cmp(rt, PC, 1, 0, 1);
+    sift_rt_cmp(rt, PC, 0xff, 0, 1);
+    sift_rt_cmp(rt, PC, 0xffffffff, 1, 4);
+    sift_rt_cmp(rt, PC, 0, UINT64_MAX, 8);
+    sift_rt_cmp(rt, PC, 0x100, 0x100, 8);
+    assert_int_equal(rt->cmps.int_next, 1);
+    /* One distinctive side is enough; operands are stored within their width. */
+    sift_rt_cmp(rt, PC, 0, 2, 4);
+    assert_int_pair(last_int(rt), 0, 2, 4);
+    sift_rt_cmp(rt, PC, 0xabcd0000ffffff42, 0x43, 1);
+    assert_int_pair(last_int(rt), 0x42, 0x43, 1);
+    assert_int_equal(rt->cmps.int_next, 3);
+    advance(f->snap, rt->map);
+    /* Without tracing, features still count but the ring stays as it is. */
+    rt->tracing = false;
+    sift_rt_cmp(rt, PC + 12, 0x99, 0x98, 4);
+    assert_int_equal(rt->cmps.int_next, 3);
+    assert_int_equal(advance(f->snap, rt->map), SIFT_NEW_EDGE);
+}
+
+static void test_int_ring_wraps(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = f->rt;
+    rt->tracing = true;
+    for (uint64_t i = 0; i < 600; i++)
+        sift_rt_cmp(rt, PC, 1000 + i, 5, 4);
+    assert_int_equal(rt->cmps.int_next, 600);
+    for (uint32_t k = 0; k < SIFT_CMP_INTS; k++)
+        assert_int_pair(&rt->cmps.ints[(600 - 1 - k) % SIFT_CMP_INTS], 1000 + 599 - k, 5, 4);
+    /* The position wraps around 2^32, a multiple of the ring size, without a gap. */
+    rt->cmps.int_next = UINT32_MAX - 1;
+    sift_rt_cmp(rt, PC, 0x1111, 5, 4);
+    sift_rt_cmp(rt, PC, 0x2222, 5, 4);
+    sift_rt_cmp(rt, PC, 0x3333, 5, 4);
+    assert_int_equal(rt->cmps.int_next, 1);
+    assert_int_pair(&rt->cmps.ints[SIFT_CMP_INTS - 2], 0x1111, 5, 4);
+    assert_int_pair(&rt->cmps.ints[SIFT_CMP_INTS - 1], 0x2222, 5, 4);
+    assert_int_pair(&rt->cmps.ints[0], 0x3333, 5, 4);
+}
+
+static void test_bytes_closer_is_new(void **state)
+{
+    fixture *f = *state;
+    const char *target = "MAGICWORD";
+    const char *steps[] = {"XXXXXXXXX", "MXXXXXXXX", "MAGXXXXXX", "MAGICWORX", "MAGICWORD"};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        sift_rt_cmp_bytes(f->rt, PC, steps[i], target, 9);
+        assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+        sift_rt_cmp_bytes(f->rt, PC, steps[i], target, 9);
+        assert_int_equal(advance(f->snap, f->rt->map), SIFT_NOTHING);
+    }
+}
+
+static void test_bytes_ring(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = f->rt;
+    uint8_t a[100], b[100];
+    for (size_t i = 0; i < sizeof(a); i++)
+        a[i] = b[i] = (uint8_t)i;
+    rt->tracing = true;
+    sift_rt_cmp_bytes(rt, PC, a, b, sizeof(a));
+    assert_int_equal(rt->cmps.byte_next, 0);
+    /* A difference past what an entry holds leaves nothing to substitute. */
+    b[70] = 0xee;
+    sift_rt_cmp_bytes(rt, PC, a, b, sizeof(a));
+    assert_int_equal(rt->cmps.byte_next, 0);
+    b[10] = 0xee;
+    sift_rt_cmp_bytes(rt, PC, a, b, sizeof(a));
+    assert_int_equal(rt->cmps.byte_next, 1);
+    assert_bytes_pair(last_bytes(rt), a, b, SIFT_CMP_BYTELEN);
+    sift_rt_cmp_bytes(rt, PC, a, b, sizeof(a));
+    assert_int_equal(rt->cmps.byte_next, 1);
+    sift_rt_cmp_bytes(rt, PC, "abcde", "abXde", 5);
+    assert_bytes_pair(last_bytes(rt), "abcde", "abXde", 5);
+    rt->cmps.byte_next = UINT32_MAX;
+    sift_rt_cmp_bytes(rt, PC, "one", "two", 3);
+    sift_rt_cmp_bytes(rt, PC, "six", "ten", 3);
+    assert_int_equal(rt->cmps.byte_next, 1);
+    assert_bytes_pair(&rt->cmps.bytes[SIFT_CMP_BYTES - 1], "one", "two", 3);
+    assert_bytes_pair(&rt->cmps.bytes[0], "six", "ten", 3);
+    rt->tracing = false;
+    sift_rt_cmp_bytes(rt, PC, "seven", "eight", 5);
+    assert_int_equal(rt->cmps.byte_next, 1);
+}
+
+/* One call site, so that repeated calls come from the same pc; the empty asm keeps the call
+ * out of tail position, where it would return straight to the varying caller. */
+__attribute__((noinline)) static void trace_switch(uint64_t val, uint64_t *cases)
+{
+    __sanitizer_cov_trace_switch(val, cases);
+    __asm__ volatile("");
+}
+
+static void test_switch_hook(void **state)
+{
+    (void)state;
+    sift_snapshot *snap;
+    sift_rt_state *rt = hook_state(&snap);
+    uint64_t cases[] = {3, 32, 1000, 2000, 3000};
+    rt->tracing = true;
+    uint32_t n = rt->cmps.int_next;
+    trace_switch(1500, cases);
+    assert_int_equal(rt->cmps.int_next, n + 2);
+    assert_int_pair(&rt->cmps.ints[n % SIFT_CMP_INTS], 1500, 1000, 4);
+    assert_int_pair(&rt->cmps.ints[(n + 1) % SIFT_CMP_INTS], 1500, 2000, 4);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    trace_switch(1500, cases);
+    assert_int_equal(advance(snap, rt->map), SIFT_NOTHING);
+    n = rt->cmps.int_next;
+    /* A taken case is compared with its neighbours; an outer value with its one neighbour. */
+    trace_switch(2000, cases);
+    assert_int_pair(&rt->cmps.ints[n % SIFT_CMP_INTS], 2000, 1000, 4);
+    assert_int_pair(last_int(rt), 2000, 3000, 4);
+    trace_switch(5000, cases);
+    assert_int_pair(last_int(rt), 5000, 3000, 4);
+    trace_switch(500, cases);
+    assert_int_pair(last_int(rt), 500, 1000, 4);
+    assert_int_equal(rt->cmps.int_next, n + 4);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    /* Small values and small switches are left to byte mutations. */
+    uint64_t small[] = {3, 16, 1, 2, 200};
+    trace_switch(100, cases);
+    trace_switch(1000, small);
+    assert_int_equal(rt->cmps.int_next, n + 4);
+    assert_int_equal(advance(snap, rt->map), SIFT_NOTHING);
+    uint64_t wide[] = {2, 64, 0x100000000, 0x7fffffffffffffff};
+    trace_switch(0x100000001, wide);
+    assert_int_pair(&rt->cmps.ints[(n + 4) % SIFT_CMP_INTS], 0x100000001, 0x100000000, 8);
+    assert_int_pair(last_int(rt), 0x100000001, 0x7fffffffffffffff, 8);
+    rt->tracing = false;
+    sift_snapshot_free(snap);
+}
+
+static void test_cmp_hooks(void **state)
+{
+    (void)state;
+    sift_snapshot *snap;
+    sift_rt_state *rt = hook_state(&snap);
+    rt->tracing = true;
+    __sanitizer_cov_trace_cmp1(0x41, 0x42);
+    assert_int_pair(last_int(rt), 0x41, 0x42, 1);
+    __sanitizer_cov_trace_cmp2(0x1234, 0x4321);
+    assert_int_pair(last_int(rt), 0x1234, 0x4321, 2);
+    __sanitizer_cov_trace_cmp4(0x12345678, 0x87654321);
+    assert_int_pair(last_int(rt), 0x12345678, 0x87654321, 4);
+    __sanitizer_cov_trace_cmp8(0x123456789abcdef0, 42);
+    assert_int_pair(last_int(rt), 0x123456789abcdef0, 42, 8);
+    /* The constant comes first in the call and second in the ring. */
+    __sanitizer_cov_trace_const_cmp1('Z', 'a');
+    assert_int_pair(last_int(rt), 'a', 'Z', 1);
+    __sanitizer_cov_trace_const_cmp2(0xbeef, 0x1234);
+    assert_int_pair(last_int(rt), 0x1234, 0xbeef, 2);
+    __sanitizer_cov_trace_const_cmp4(0xdeadbeef, 0x1234);
+    assert_int_pair(last_int(rt), 0x1234, 0xdeadbeef, 4);
+    __sanitizer_cov_trace_const_cmp8(0xfeedfacecafe, 7);
+    assert_int_pair(last_int(rt), 7, 0xfeedfacecafe, 8);
+    /* A divisor is compared with zero. */
+    __sanitizer_cov_trace_div4(77);
+    assert_int_pair(last_int(rt), 77, 0, 4);
+    __sanitizer_cov_trace_div8(1ull << 40);
+    assert_int_pair(last_int(rt), 1ull << 40, 0, 8);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    /* An index is a feature but no ring entry. */
+    uint32_t n = rt->cmps.int_next;
+    __sanitizer_cov_trace_gep(12345);
+    assert_int_equal(rt->cmps.int_next, n);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    rt->tracing = false;
+    __sanitizer_cov_trace_cmp4(5, 6);
+    assert_int_equal(rt->cmps.int_next, n);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    sift_snapshot_free(snap);
+}
+
+/* Without a state every callback and hook does nothing. */
+static void test_hooks_without_state(void **state)
+{
+    fixture *f = *state;
+    f->rt->tracing = true;
+    standin = NULL;
+    uint64_t cases[] = {1, 32, 1000};
+    __sanitizer_cov_trace_cmp4(1, 2);
+    __sanitizer_cov_trace_const_cmp8(1, 2);
+    __sanitizer_cov_trace_switch(2000, cases);
+    __sanitizer_cov_trace_div4(3);
+    __sanitizer_cov_trace_gep(4);
+    __sanitizer_weak_hook_memcmp((void *)PC, "ab", "ac", 2, -1);
+    __sanitizer_weak_hook_strstr((void *)PC, "hay", "needle", NULL);
+    standin = f->rt;
+    assert_int_equal(f->rt->cmps.int_next, 0);
+    assert_int_equal(f->rt->cmps.byte_next, 0);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NOTHING);
+}
+
+static void test_weak_hooks(void **state)
+{
+    (void)state;
+    sift_snapshot *snap;
+    sift_rt_state *rt = hook_state(&snap);
+    void *pc = (void *)PC;
+    /* Not tracing: the hooks see the engine's own comparisons too, so they record nothing. */
+    uint32_t n = rt->cmps.byte_next;
+    __sanitizer_weak_hook_memcmp(pc, "abcd", "abxd", 4, -1);
+    __sanitizer_weak_hook_strcmp(pc, "abc", "abd", -1);
+    assert_int_equal(rt->cmps.byte_next, n);
+    assert_int_equal(advance(snap, rt->map), SIFT_NOTHING);
+
+    rt->tracing = true;
+    __sanitizer_weak_hook_memcmp(pc, "abcd", "abxd", 4, -1);
+    assert_bytes_pair(last_bytes(rt), "abcd", "abxd", 4);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    /* Strings are taken up to the shorter one's terminator. */
+    __sanitizer_weak_hook_strcmp(pc, "hello", "help", 1);
+    assert_bytes_pair(last_bytes(rt), "hello", "help", 5);
+    __sanitizer_weak_hook_strncmp(pc, "abcdef", "abcxyz", 5, -1);
+    assert_bytes_pair(last_bytes(rt), "abcde", "abcxy", 5);
+    __sanitizer_weak_hook_strncasecmp(pc, "KEYword", "keyWORX", 7, -1);
+    assert_bytes_pair(last_bytes(rt), "KEYword", "keyWORX", 7);
+    /* Successful comparisons leave the ring alone, but reaching equality is a feature. */
+    n = rt->cmps.byte_next;
+    advance(snap, rt->map);
+    __sanitizer_weak_hook_strcmp(pc, "same", "same", 0);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    __sanitizer_weak_hook_strncmp(pc, "abcdef", "abcxyz", 3, 0);
+    __sanitizer_weak_hook_strcasecmp(pc, "HeLLo", "hello", 0);
+    __sanitizer_weak_hook_strstr(pc, "a password!", "password", (char *)"password!");
+    __sanitizer_weak_hook_strcasestr(pc, "a PASSWORD", "password", (char *)"PASSWORD");
+    __sanitizer_weak_hook_memmem(pc, "xyz", 3, "y", 1, (void *)"yz");
+    assert_int_equal(rt->cmps.byte_next, n);
+    /* A failed search offers the haystack at the needle's longest partial match. */
+    __sanitizer_weak_hook_strstr(pc, "xx--pasXword--", "password", NULL);
+    assert_bytes_pair(last_bytes(rt), "pasXword", "password", 8);
+    __sanitizer_weak_hook_strcasestr(pc, "xxPASSwd", "password", NULL);
+    assert_bytes_pair(last_bytes(rt), "PASSwd", "passwo", 6);
+    __sanitizer_weak_hook_memmem(pc, "\1\2\3\4\5", 5, "\3\4\0", 3, NULL);
+    assert_bytes_pair(last_bytes(rt), "\3\4\5", "\3\4\0", 3);
+    /* A partial match cut off by the haystack's end leaves nothing to substitute. */
+    n = rt->cmps.byte_next;
+    __sanitizer_weak_hook_memmem(pc, "abcpa", 5, "pass", 4, NULL);
+    assert_int_equal(rt->cmps.byte_next, n);
+    rt->tracing = false;
+    sift_snapshot_free(snap);
+}
+
+#ifndef UNDER_ASAN
+/* Comparisons and searches, on which the functions that sift-cc may link must agree with
+ * libc. The sign of a comparison is the contract; its magnitude varies between libc's own
+ * implementations. */
+typedef struct {
+    const char *a, *b;
+    size_t alen, blen, n;
+} pair;
+
+static const pair pairs[] = {
+    {"", "", 0, 0, 0},
+    {"abc", "abd", 3, 3, 3},
+    {"abd", "abc", 3, 3, 3},
+    {"abd", "abc", 3, 3, 2},
+    {"\x80", "\x01", 1, 1, 1},
+    {"a", "", 1, 0, 1},
+    {"", "a", 0, 1, 1},
+    {"abc", "abcd", 3, 4, 4},
+    {"Zebra", "apple", 5, 5, 5},
+    {"HELLO", "hello", 5, 5, 5},
+    {"a[", "A{", 2, 2, 2},
+    {"abcdefghij_1", "abcdefghij_2", 12, 12, 12},
+    {"abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnopqrstuvwxyz0123456789ABCd", 40, 40,
+     40},
+    {"abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnopqrstuvwxyz0123456789ABCd", 40, 40,
+     39},
+    {"a\0b\0c", "\0c", 5, 2, 2},
+    {"aaaaab", "aab", 6, 3, 3},
+    {"abcabd", "abd", 6, 3, 3},
+    {"hello world", "world", 11, 5, 5},
+    {"hello", "", 5, 0, 0},
+    {"abc", "abcd", 3, 4, 3},
+};
+
+static int sign(int x)
+{
+    return (x > 0) - (x < 0);
+}
+
+#define SAME(i, fn, got, want)                                                                     \
+    do {                                                                                           \
+        if ((got) != (want)) fail_msg("%s disagrees with libc on pair %zu", fn, i);                \
+    } while (0)
+
+static void *libc(const char *name)
+{
+    void *fn = dlsym(RTLD_NEXT, name);
+    assert_non_null(fn);
+    return fn;
+}
+
+static void test_interposed_match_libc(void **state)
+{
+    (void)state;
+    int (*volatile my_memcmp)(const void *, const void *, size_t) = memcmp;
+    int (*volatile my_bcmp)(const void *, const void *, size_t) = bcmp;
+    int (*volatile my_strcmp)(const char *, const char *) = strcmp;
+    int (*volatile my_strncmp)(const char *, const char *, size_t) = strncmp;
+    int (*volatile my_strcasecmp)(const char *, const char *) = strcasecmp;
+    int (*volatile my_strncasecmp)(const char *, const char *, size_t) = strncasecmp;
+    char *(*volatile my_strstr)(const char *, const char *) = strstr;
+    void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
+    int (*lc_memcmp)(const void *, const void *, size_t) = libc("memcmp");
+    int (*lc_strcmp)(const char *, const char *) = libc("strcmp");
+    int (*lc_strncmp)(const char *, const char *, size_t) = libc("strncmp");
+    int (*lc_strcasecmp)(const char *, const char *) = libc("strcasecmp");
+    int (*lc_strncasecmp)(const char *, const char *, size_t) = libc("strncasecmp");
+    char *(*lc_strstr)(const char *, const char *) = libc("strstr");
+    void *(*lc_memmem)(const void *, size_t, const void *, size_t) = libc("memmem");
+    assert_ptr_not_equal(my_memcmp, lc_memcmp);
+    assert_ptr_not_equal(my_strstr, lc_strstr);
+
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        const pair *p = &pairs[i];
+        if (p->n <= p->alen && p->n <= p->blen) {
+            int want = sign(lc_memcmp(p->a, p->b, p->n));
+            SAME(i, "memcmp", sign(my_memcmp(p->a, p->b, p->n)), want);
+            SAME(i, "bcmp", my_bcmp(p->a, p->b, p->n) != 0, want != 0);
+        }
+        SAME(i, "strcmp", sign(my_strcmp(p->a, p->b)), sign(lc_strcmp(p->a, p->b)));
+        SAME(i, "strncmp", sign(my_strncmp(p->a, p->b, p->n)), sign(lc_strncmp(p->a, p->b, p->n)));
+        SAME(i, "strcasecmp", sign(my_strcasecmp(p->a, p->b)), sign(lc_strcasecmp(p->a, p->b)));
+        SAME(i, "strncasecmp", sign(my_strncasecmp(p->a, p->b, p->n)),
+             sign(lc_strncasecmp(p->a, p->b, p->n)));
+        SAME(i, "strstr", my_strstr(p->a, p->b), lc_strstr(p->a, p->b));
+        SAME(i, "memmem", my_memmem(p->a, p->alen, p->b, p->blen),
+             lc_memmem(p->a, p->alen, p->b, p->blen));
+    }
+}
+
+static void test_interposed_record(void **state)
+{
+    (void)state;
+    int (*volatile my_strcmp)(const char *, const char *) = strcmp;
+    void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
+    sift_snapshot *snap;
+    sift_rt_state *rt = hook_state(&snap);
+    uint32_t n = rt->cmps.byte_next;
+    assert_true(my_strcmp("fuzz", "fuzy") > 0);
+    assert_int_equal(rt->cmps.byte_next, n);
+    rt->tracing = true;
+    int r = my_strcmp("fuzz", "fuzy");
+    void *found = my_memmem("needle", 6, "dlx", 3);
+    rt->tracing = false;
+    assert_true(r > 0);
+    assert_null(found);
+    assert_int_equal(rt->cmps.byte_next, n + 2);
+    assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "fuzz", "fuzy", 5);
+    assert_bytes_pair(last_bytes(rt), "dle", "dlx", 3);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    sift_snapshot_free(snap);
+}
+#else
+/* Under ASan the interceptors compare, and call the hooks with the operands. */
+static void test_sanitizer_calls_hooks(void **state)
+{
+    (void)state;
+    int (*volatile f_memcmp)(const void *, const void *, size_t) = memcmp;
+    int (*volatile f_strcmp)(const char *, const char *) = strcmp;
+    int (*volatile f_strncasecmp)(const char *, const char *, size_t) = strncasecmp;
+    char *(*volatile f_strstr)(const char *, const char *) = strstr;
+    void *(*volatile f_memmem)(const void *, size_t, const void *, size_t) = memmem;
+    sift_snapshot *snap;
+    sift_rt_state *rt = hook_state(&snap);
+    uint32_t n = rt->cmps.byte_next;
+    rt->tracing = true;
+    int r1 = f_memcmp("fuzzing!", "fuzzable", 8);
+    int r2 = f_strcmp("alpha", "alpine");
+    int r3 = f_strncasecmp("GAMMA", "gamut", 5);
+    char *r4 = f_strstr("a tokem here", "token");
+    void *r5 = f_memmem("\1\2\3", 3, "\2\4", 2);
+    rt->tracing = false;
+    assert_true(r1 > 0 && r2 < 0 && r3 < 0 && !r4 && !r5);
+    assert_int_equal(rt->cmps.byte_next, n + 5);
+    assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "fuzzing!", "fuzzable", 8);
+    assert_bytes_pair(&rt->cmps.bytes[(n + 1) % SIFT_CMP_BYTES], "alpha", "alpine", 6);
+    assert_bytes_pair(&rt->cmps.bytes[(n + 2) % SIFT_CMP_BYTES], "GAMMA", "gamut", 5);
+    assert_bytes_pair(&rt->cmps.bytes[(n + 3) % SIFT_CMP_BYTES], "tokem", "token", 5);
+    assert_bytes_pair(last_bytes(rt), "\2\3", "\2\4", 2);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    sift_snapshot_free(snap);
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_int_closer_is_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_int_ring, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_int_ring_wraps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bytes_closer_is_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bytes_ring, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_switch_hook, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cmp_hooks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hooks_without_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_weak_hooks, setup, teardown),
+#ifndef UNDER_ASAN
+        cmocka_unit_test_setup_teardown(test_interposed_match_libc, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interposed_record, setup, teardown),
+#else
+        cmocka_unit_test_setup_teardown(test_sanitizer_calls_hooks, setup, teardown),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
