@@ -39,7 +39,7 @@ static size_t count_prefixed(const char *sub, const char *prefix)
     size_t n = 0;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        n += !strncmp(e->d_name, prefix, strlen(prefix));
+        n += e->d_name[0] != '.' && !strncmp(e->d_name, prefix, strlen(prefix));
     if (d) closedir(d);
     return n;
 }
@@ -51,7 +51,7 @@ static int build_harnesses(void **state)
     assert_non_null(dir);
     const char *cc = SIFT_BUILD_DIR "/bin/sift-cc -g -O1";
     /* The magic example's overflow needs ASan to be seen, in either build. */
-    if (sh("%s -fsanitize=fuzzer,address %s " SIFT_SOURCE_DIR "/examples/magic.c -o magic &&"
+    if (sh("%s -fsanitize=fuzzer,address%s " SIFT_SOURCE_DIR "/examples/magic.c -o magic &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/custom.c -o custom &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc",

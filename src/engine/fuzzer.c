@@ -219,14 +219,18 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
     if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
     char name[41];
     sift_sha1_hex(data, size, name);
-    sift_entry *e =
-        sift_corpus_add(f->corpus, data, size, features.ids, features.n, ns, name, f->stats.execs);
+    /* Whole milliseconds only: the scheduler must not see timing noise, or the same -seed
+     * would pick other entries from run to run. */
+    uint64_t coarse_ns = ns / 1000000ull * 1000000ull;
+    sift_entry *e = sift_corpus_add(f->corpus, data, size, features.ids, features.n, coarse_ns,
+                                    name, f->stats.execs);
     free(features.ids);
     if (!e) return false;
     sift_corpus_update(f->corpus);
     if (save && f->out_dir) save_input(f, e);
     f->stats.new_units++;
     f->stats.last_new_ns = sift_now_ns();
+    f->quiet_since_execs = f->stats.execs;
     if (how) {
         char extra[512];
         size_t max_size = 0;
@@ -344,13 +348,13 @@ static void update_len_limit(sift_fuzzer *f)
         return;
     }
     if (f->len_limit >= f->max_len) return;
-    uint64_t quiet = f->stats.execs - f->execs_at_limit_change;
-    uint64_t since_new = (sift_now_ns() - f->stats.last_new_ns) / 1000000000ull;
+    /* Counted in executions, not seconds, so that a seeded campaign replays exactly. */
+    uint64_t quiet = f->stats.execs - f->quiet_since_execs;
     double patience = (double)f->opts->len_control * log((double)f->len_limit + 1.0);
-    if (quiet > (uint64_t)patience && (since_new > 0 || quiet > 10 * (uint64_t)patience)) {
+    if (quiet > (uint64_t)patience) {
         size_t grown = f->len_limit + f->len_limit / 8 + 1;
         f->len_limit = grown < f->max_len ? grown : f->max_len;
-        f->execs_at_limit_change = f->stats.execs;
+        f->quiet_since_execs = f->stats.execs;
     }
 }
 

@@ -38,7 +38,7 @@ typedef struct {
     unsigned mask;    /* feedback domains that count */
     size_t max_len;   /* -max_len, or chosen from the corpus */
     size_t len_limit; /* the current length limit under -len_control */
-    uint64_t execs_at_limit_change;
+    uint64_t quiet_since_execs; /* last new input or length limit change */
     const char *out_dir; /* first corpus folder: where new inputs are saved; NULL for none */
     uint8_t *buf;        /* mutation buffer of max_len bytes */
     uint8_t *export_buf; /* scratch for feature exports */
