@@ -54,9 +54,10 @@ static int build_harnesses(void **state)
     if (sh("%s -fsanitize=fuzzer,address%s " SIFT_SOURCE_DIR "/examples/magic.c -o magic &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/custom.c -o custom &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc",
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc &&"
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv",
            cc, strstr(SIFT_TEST_SAN, "undefined") ? ",undefined" : "", cc, SIFT_TEST_SAN, cc,
-           SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
+           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -102,7 +103,7 @@ static void finds_the_magic_bug_from_nothing(void **state)
 static void runs_limit_and_stats(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf c && mkdir c && ./calc -seed=3 -runs=2000 -max_len=8 -stats_file=s.json "
+    int rc = sh("rm -rf c && mkdir c && ./tlv -seed=3 -runs=2000 -max_len=8 -stats_file=s.json "
                 "-print_final_stats=1 c 2>&1 | grep -E 'DONE|Done|stat::number' ; cat s.json");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.out, "DONE   cov: "));
@@ -114,7 +115,7 @@ static void runs_limit_and_stats(void **state)
 static void same_seed_same_campaign(void **state)
 {
     (void)state;
-    int rc = sh("for i in 1 2; do rm -rf c$i && mkdir c$i && ./calc -seed=7 -runs=3000 -max_len=16 "
+    int rc = sh("for i in 1 2; do rm -rf c$i && mkdir c$i && ./tlv -seed=7 -runs=3000 -max_len=16 "
                 "c$i 2>/dev/null; ls c$i > l$i; done; cmp l1 l2 && wc -l < l1");
     assert_int_equal(rc, 0);
     assert_true(atoi(proc.out) > 1);
