@@ -63,6 +63,11 @@ ifneq ($(SAN),1)
 TEST_LINK_test_cmp := $(BUILD)/lib/libsift-interpose.a
 endif
 
+# test_sancov loads instrumented shared objects, which resolve the callbacks against the test:
+# it exports them, and holds sift's rather than the sanitizer runtime's weak no-ops.
+TEST_LINK_test_sancov := -rdynamic -Wl,--whole-archive $(BUILD)/lib/libsift-rt.a \
+                         -Wl,--no-whole-archive
+
 $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
