@@ -206,6 +206,29 @@ static void test_sanitizer_list(void **state)
     assert_false(has_text(p.out, "-fsanitize="));
 }
 
+/* memcmp and friends are interposed only where no sanitizer intercepts them already. */
+static void test_interposers(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    static const struct {
+        const char *flags[4];
+        bool interposed;
+    } cases[] = {
+        {{"a.c", NULL}, true},
+        {{"-fsanitize=fuzzer,undefined", "a.c", NULL}, true},
+        {{"-fsanitize=fuzzer,address", "a.c", NULL}, false},
+        {{"-fsanitize=thread", "a.c", NULL}, false},
+        {{"-fsanitize=address", "-fno-sanitize=address", "a.c", NULL}, true},
+        {{"-fsanitize=memory", "-fno-sanitize=all", "a.c", NULL}, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        fake_run(f, &p, cases[i].flags);
+        assert_int_equal(has_text(p.out, "libsift-interpose.a\n"), cases[i].interposed);
+        assert_true(has_line(p.out, "-fno-builtin-memcmp"));
+    }
+}
+
 static void test_user_coverage(void **state)
 {
     fixture *f = *state;
@@ -323,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_sanitizer_list), cmocka_unit_test(test_user_coverage),
         cmocka_unit_test(test_cxx_driver),     cmocka_unit_test(test_exit_codes),
         cmocka_unit_test(test_harness),        cmocka_unit_test(test_address_kept),
+        cmocka_unit_test(test_interposers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

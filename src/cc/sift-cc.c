@@ -59,6 +59,12 @@ static int find_lib(const char *dir, const char *name, char *out)
     return -1;
 }
 
+static const char *const no_builtin[] = {"-fno-builtin-bcmp",        "-fno-builtin-memcmp",
+                                         "-fno-builtin-strncmp",     "-fno-builtin-strcmp",
+                                         "-fno-builtin-strncasecmp", "-fno-builtin-strcasecmp",
+                                         "-fno-builtin-strstr",      "-fno-builtin-strcasestr",
+                                         "-fno-builtin-memmem",      NULL};
+
 static int run(const char *compiler, char **argv)
 {
     fflush(stdout);
@@ -84,7 +90,7 @@ int main(int argc, char **argv)
         return run(compiler, argv);
     }
 
-    char dir[PATH_MAX], include[PATH_MAX], rt[PATH_MAX], fuzzer[PATH_MAX];
+    char dir[PATH_MAX], include[PATH_MAX], rt[PATH_MAX], fuzzer[PATH_MAX], interpose[PATH_MAX];
     bool have_dir = self_dir(dir) == 0;
     if (plan.link != SIFT_CC_LINK_NONE) {
         if (!have_dir) {
@@ -93,13 +99,14 @@ int main(int argc, char **argv)
             return 1;
         }
         if (find_lib(dir, "libsift-rt.a", rt) < 0 ||
+            (!plan.interceptors && find_lib(dir, "libsift-interpose.a", interpose) < 0) ||
             (plan.link == SIFT_CC_LINK_FUZZER && find_lib(dir, "libsift-fuzzer.a", fuzzer) < 0)) {
             sift_cc_plan_free(&plan);
             return 1;
         }
     }
 
-    char **args = calloc((size_t)plan.nargs + 16, sizeof(*args));
+    char **args = calloc((size_t)plan.nargs + 32, sizeof(*args));
     if (!args) {
         fprintf(stderr, "sift-cc: out of memory\n");
         sift_cc_plan_free(&plan);
@@ -108,6 +115,10 @@ int main(int argc, char **argv)
     int n = 0;
     args[n++] = (char *)compiler;
     if (!plan.user_coverage) args[n++] = SIFT_COVERAGE_FLAGS;
+    /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
+     * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
+    for (size_t i = 0; no_builtin[i]; i++)
+        args[n++] = (char *)no_builtin[i];
     /* Searched after the system folders, so sift's headers never shadow the program's. */
     if (have_dir && find_include(dir, include)) {
         args[n++] = "-idirafter";
@@ -126,6 +137,9 @@ int main(int argc, char **argv)
         args[n++] = "-Wl,--whole-archive";
         args[n++] = rt;
         args[n++] = "-Wl,--no-whole-archive";
+        /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
+         * sanitizer intercepts them already. */
+        if (!plan.interceptors) args[n++] = interpose;
         /* The engine, and main when the program has none, come out of the archive as needed. */
         if (plan.link == SIFT_CC_LINK_FUZZER) {
             args[n++] = fuzzer;

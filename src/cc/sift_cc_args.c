@@ -59,7 +59,12 @@ typedef struct {
     bool fuzzer, no_link; /* -fsanitize=fuzzer, -fsanitize=fuzzer-no-link */
     bool inputs, compile_only, shared;
     bool user_coverage, version;
+    unsigned interceptors; /* sanitizers in effect that intercept memcmp and friends */
 } scan_state;
+
+/* The sanitizers whose runtimes define memcmp, strcmp, ... weakly: linking sift's comparison
+ * interposers beside them would silently turn off their checks of those calls. */
+static const char *const intercepting_sanitizers[] = {"address", "memory", "thread", NULL};
 
 static bool one_of(const char *arg, const char *const *list)
 {
@@ -101,6 +106,14 @@ static int sanitize_list(scan_state *s, const char *arg, size_t prefix, bool ena
             s->no_link = enable;
         } else if (n) {
             if (!enable && item_is(item, n, "all")) s->fuzzer = s->no_link = false;
+            if (!enable && item_is(item, n, "all")) s->interceptors = 0;
+            for (unsigned k = 0; intercepting_sanitizers[k]; k++) {
+                if (!item_is(item, n, intercepting_sanitizers[k])) continue;
+                if (enable)
+                    s->interceptors |= 1u << k;
+                else
+                    s->interceptors &= ~(1u << k);
+            }
             if (len > prefix) kept[len++] = ',';
             memcpy(kept + len, item, n);
             len += n;
@@ -168,6 +181,8 @@ static int note(scan_state *s, const char *arg, bool has_next, int *used, char *
         s->shared = true;
     else if (!strcmp(arg, "--version"))
         s->version = true;
+    else if (!strcmp(arg, "-fmemory-profile"))
+        s->interceptors |= 1u << 3;
     else if (has_next && one_of(arg, separate_value))
         *used = 2;
     return 0;
@@ -279,6 +294,7 @@ int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan)
                              : SIFT_CC_LINK_RT;
     plan->user_coverage = s.user_coverage;
     plan->version = s.version;
+    plan->interceptors = s.interceptors != 0;
     return 0;
 }
 

@@ -17,6 +17,7 @@ typedef struct {
     sift_cc_link link;
     bool user_coverage; /* the user chose the counter kind with -fsanitize-coverage= */
     bool version;       /* --version */
+    bool interceptors;  /* a sanitizer that intercepts memcmp, strcmp, ... is in effect */
 } sift_cc_plan;
 
 /* Reads the user's arguments ARGV[0..ARGC-1] into PLAN. Response files (@file) are read to
