@@ -57,6 +57,28 @@ static const uint8_t *skip_zero_words(const uint8_t *p, const uint8_t *end)
     return p;
 }
 
+static sift_isa isa_limit = SIFT_ISA_AVX2;
+
+void sift_scan_limit_isa(sift_isa max)
+{
+    isa_limit = max;
+}
+
+/* The widest vector code this CPU runs, within the limit. */
+static sift_isa isa(void)
+{
+    sift_isa have = SIFT_ISA_SCALAR;
+#ifdef SIFT_X86
+    if (__builtin_cpu_supports("avx2")) have = SIFT_ISA_AVX2;
+#endif
+    return have < isa_limit ? have : isa_limit;
+}
+
+sift_isa sift_scan_isa(void)
+{
+    return isa();
+}
+
 #ifdef SIFT_X86
 /* Buckets of 32 counters at once: the low nibble decides below 16, the high nibble above. */
 __attribute__((target("avx2"))) static inline __m256i classify_avx2(__m256i c)
@@ -88,10 +110,59 @@ __attribute__((target("avx2"))) static bool line_has_new_avx2(const uint8_t *cou
     return !_mm256_testz_si256(any, any);
 }
 
-/* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte; reads 256
- * bytes per branch while the map is empty. */
-__attribute__((target("avx2"))) static const uint8_t *find_line_avx2(const uint8_t *p,
-                                                                     const uint8_t *end)
+__attribute__((target("avx2"))) static bool line_has_new_or_reset_avx2(uint8_t *counters,
+                                                                       const uint8_t *seen)
+{
+    if (line_has_new_avx2(counters, seen)) return true;
+    _mm256_storeu_si256((__m256i *)counters, _mm256_setzero_si256());
+    _mm256_storeu_si256((__m256i *)(counters + 32), _mm256_setzero_si256());
+    return false;
+}
+
+/* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte: lines one
+ * by one to the end of the 256-byte block P is in (counted from BASE), so that a run of touched
+ * lines costs a load each, then 256 bytes per branch while the map is empty. */
+__attribute__((target("avx2"))) static const uint8_t *
+find_line_avx2(const uint8_t *base, const uint8_t *p, const uint8_t *end)
+{
+    for (; p + SIFT_LINE <= end && ((size_t)(p - base) & 255); p += SIFT_LINE) {
+        __m256i x = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
+                                    _mm256_loadu_si256((const __m256i *)(p + 32)));
+        if (!_mm256_testz_si256(x, x)) return p;
+    }
+    while (p + 256 <= end) {
+        const __m256i *v = (const __m256i *)p;
+        __m256i x = _mm256_or_si256(
+            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1)),
+                            _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3))),
+            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v + 4), _mm256_loadu_si256(v + 5)),
+                            _mm256_or_si256(_mm256_loadu_si256(v + 6), _mm256_loadu_si256(v + 7))));
+        if (!_mm256_testz_si256(x, x)) break;
+        p += 256;
+    }
+    for (; p + SIFT_LINE <= end; p += SIFT_LINE) {
+        __m256i x = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
+                                    _mm256_loadu_si256((const __m256i *)(p + 32)));
+        if (!_mm256_testz_si256(x, x)) return p;
+    }
+    return p;
+}
+
+/* Bit i set for each non-zero byte i of the 64 at P. */
+__attribute__((target("avx2"))) static inline uint64_t nonzero_mask_avx2(const uint8_t *p)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    uint32_t lo = (uint32_t)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)p), zero));
+    uint32_t hi = (uint32_t)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)), zero));
+    return ~((uint64_t)hi << 32 | lo);
+}
+
+/* First 64-byte block at or after P, before END, with a non-zero byte, and the mask of its
+ * non-zero bytes; reads 256 bytes (16 Ki counters of dirty index) per branch while clean. */
+__attribute__((target("avx2"))) static const uint8_t *
+next_dirty_avx2(const uint8_t *p, const uint8_t *end, uint64_t *mask)
 {
     while (p + 256 <= end) {
         const __m256i *v = (const __m256i *)p;
@@ -103,78 +174,156 @@ __attribute__((target("avx2"))) static const uint8_t *find_line_avx2(const uint8
         if (!_mm256_testz_si256(x, x)) break;
         p += 256;
     }
-    while (p + SIFT_LINE <= end) {
-        __m256i x = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
-                                    _mm256_loadu_si256((const __m256i *)(p + 32)));
-        if (!_mm256_testz_si256(x, x)) return p;
-        p += SIFT_LINE;
+    for (; p + 64 <= end; p += 64) {
+        uint64_t m = nonzero_mask_avx2(p);
+        if (m) {
+            *mask = m;
+            return p;
+        }
     }
     return p;
-}
-
-static bool have_avx2(void)
-{
-    return __builtin_cpu_supports("avx2");
-}
-#else
-static bool have_avx2(void)
-{
-    return false;
 }
 #endif
 
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len)
 {
 #ifdef SIFT_X86
-    if (len == SIFT_LINE && have_avx2()) return line_has_new_avx2(counters, seen);
+    if (len == SIFT_LINE && isa() == SIFT_ISA_AVX2) return line_has_new_avx2(counters, seen);
 #endif
     return line_has_new_scalar(counters, seen, len);
 }
 
-static const uint8_t *find_line(const uint8_t *p, const uint8_t *end, bool avx2)
+static inline const uint8_t *find_line(const uint8_t *base, const uint8_t *p, const uint8_t *end,
+                                       sift_isa level)
 {
 #ifdef SIFT_X86
-    if (avx2) return find_line_avx2(p, end);
+    if (level == SIFT_ISA_AVX2) return find_line_avx2(base, p, end);
 #endif
-    (void)avx2;
+    (void)level;
     const uint8_t *hit = skip_zero_words(p, end);
     return p + (size_t)(hit - p) / SIFT_LINE * SIFT_LINE;
 }
 
-static bool walk_dirty(const sift_region *r, sift_line_fn fn, void *ctx, bool clean)
+/* First block of up to 64 dirty bytes at or after P (a multiple of 64 bytes from the start of
+ * the index) with a non-zero byte, and in *MASK the bits of its non-zero bytes; END if none. */
+static inline const uint8_t *next_dirty(const uint8_t *p, const uint8_t *end, uint64_t *mask,
+                                        sift_isa level)
+{
+#ifdef SIFT_X86
+    /* The vector code stops at a dirty block or before a short last one. */
+    if (level == SIFT_ISA_AVX2) {
+        p = next_dirty_avx2(p, end, mask);
+        if (p + 64 <= end) return p;
+    }
+#endif
+    (void)level;
+    for (; p < end; p += 64) {
+        const uint8_t *stop = end - p < 64 ? end : p + 64;
+        if (skip_zero_words(p, stop) == stop) continue;
+        uint64_t m = 0;
+        for (const uint8_t *q = p; q < stop; q++)
+            m |= (uint64_t)(*q != 0) << (q - p);
+        *mask = m;
+        return p;
+    }
+    return end;
+}
+
+/* A walk's visitor. With SEEN (a pass's seen bits), full lines holding nothing new are reset
+ * and not handed to FN. */
+typedef struct {
+    sift_line_fn fn;
+    void *ctx;
+    const uint8_t *seen;
+    bool clean;
+} walk;
+
+/* One touched line. Inlined with LEVEL constant into each walker below, so that the usual line
+ * of a pass (nothing new) costs a vector test and a store, not calls. */
+static inline __attribute__((always_inline)) bool visit(const walk *w, uint8_t *counters,
+                                                        size_t len, size_t first, sift_isa level)
+{
+    if (w->seen && len == SIFT_LINE) {
+#ifdef SIFT_X86
+        if (level == SIFT_ISA_AVX2 && !line_has_new_or_reset_avx2(counters, w->seen + first))
+            return true;
+#endif
+        if (level == SIFT_ISA_SCALAR && !line_has_new_scalar(counters, w->seen + first, len)) {
+            memset(counters, 0, len);
+            return true;
+        }
+    }
+    return w->fn(w->ctx, counters, len, first);
+}
+
+static inline __attribute__((always_inline)) bool walk_dirty(const sift_region *r, const walk *w,
+                                                             sift_isa level)
 {
     size_t lines = (r->len + SIFT_LINE - 1) / SIFT_LINE;
-    const uint8_t *d = r->dirty, *end = r->dirty + lines;
-    for (d = skip_zero_words(d, end); d < end; d = skip_zero_words(d + 1, end)) {
-        if (!*d) continue;
-        size_t line = (size_t)(d - r->dirty), off = line * SIFT_LINE;
-        size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
-        if (clean) r->dirty[line] = 0;
-        if (!fn(ctx, r->counters + off, len, r->first + off)) return false;
+    const uint8_t *end = r->dirty + lines;
+    uint64_t mask;
+    for (const uint8_t *d = next_dirty(r->dirty, end, &mask, level); d < end;
+         d = next_dirty(d + 64, end, &mask, level)) {
+        for (; mask; mask &= mask - 1) {
+            size_t line = (size_t)(d - r->dirty) + (size_t)__builtin_ctzll(mask);
+            size_t off = line * SIFT_LINE;
+            size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
+            if (w->clean) r->dirty[line] = 0;
+            if (!visit(w, r->counters + off, len, r->first + off, level)) return false;
+        }
     }
     return true;
 }
 
-static bool walk_scan(const sift_region *r, sift_line_fn fn, void *ctx, bool avx2)
+static inline __attribute__((always_inline)) bool walk_scan(const sift_region *r, const walk *w,
+                                                            sift_isa level)
 {
-    const uint8_t *base = r->counters, *full_end = base + r->len / SIFT_LINE * SIFT_LINE;
-    for (const uint8_t *p = find_line(base, full_end, avx2); p < full_end;
-         p = find_line(p + SIFT_LINE, full_end, avx2)) {
-        if (!fn(ctx, (uint8_t *)p, SIFT_LINE, r->first + (size_t)(p - base))) return false;
+    uint8_t *base = r->counters, *full_end = base + r->len / SIFT_LINE * SIFT_LINE;
+    for (uint8_t *p = (uint8_t *)find_line(base, base, full_end, level); p < full_end;
+         p = (uint8_t *)find_line(base, p + SIFT_LINE, full_end, level)) {
+        if (!visit(w, p, SIFT_LINE, r->first + (size_t)(p - base), level)) return false;
     }
     size_t tail = r->len % SIFT_LINE;
     if (tail && skip_zero_words(full_end, full_end + tail) < full_end + tail)
-        return fn(ctx, (uint8_t *)full_end, tail, r->first + (size_t)(full_end - base));
+        return visit(w, full_end, tail, r->first + (size_t)(full_end - base), level);
     return true;
+}
+
+static inline __attribute__((always_inline)) bool walk_domain(const sift_domain_map *dom,
+                                                              const walk *w, sift_isa level)
+{
+    for (size_t i = 0; i < dom->nregions; i++) {
+        const sift_region *r = &dom->regions[i];
+        if (!(r->dirty ? walk_dirty(r, w, level) : walk_scan(r, w, level))) return false;
+    }
+    return true;
+}
+
+#ifdef SIFT_X86
+__attribute__((target("avx2"))) static bool walk_domain_avx2(const sift_domain_map *dom,
+                                                             const walk *w)
+{
+    return walk_domain(dom, w, SIFT_ISA_AVX2);
+}
+#endif
+
+static bool walk_any(const sift_domain_map *dom, const walk *w)
+{
+#ifdef SIFT_X86
+    if (isa() == SIFT_ISA_AVX2) return walk_domain_avx2(dom, w);
+#endif
+    return walk_domain(dom, w, SIFT_ISA_SCALAR);
 }
 
 bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bool clean)
 {
-    bool avx2 = have_avx2();
-    for (size_t i = 0; i < dom->nregions; i++) {
-        const sift_region *r = &dom->regions[i];
-        bool more = r->dirty ? walk_dirty(r, fn, ctx, clean) : walk_scan(r, fn, ctx, avx2);
-        if (!more) return false;
-    }
-    return true;
+    walk w = {.fn = fn, .ctx = ctx, .clean = clean};
+    return walk_any(dom, &w);
+}
+
+bool sift_scan_domain_fresh(const sift_domain_map *dom, const uint8_t *seen, sift_line_fn fn,
+                            void *ctx)
+{
+    walk w = {.fn = fn, .ctx = ctx, .seen = seen, .clean = true};
+    return walk_any(dom, &w);
 }

@@ -36,11 +36,24 @@ typedef bool (*sift_line_fn)(void *ctx, uint8_t *counters, size_t len, size_t fi
  * stopped the walk. */
 bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bool clean);
 
+/* sift_scan_domain with CLEAN for a pass against SEEN (the domain's seen bucket bits, indexed
+ * like its counters): a full line whose buckets SEEN already holds is reset on the spot and FN
+ * is not called for it; FN gets every other touched line (one with something new, or a short
+ * last line) and must reset it itself. */
+bool sift_scan_domain_fresh(const sift_domain_map *dom, const uint8_t *seen, sift_line_fn fn,
+                            void *ctx);
+
 /* Bucket bits of every counter of a line of LEN bytes, written to OUT. */
 void sift_scan_classify(const uint8_t *counters, size_t len, uint8_t *out);
 
 /* Bits of the classified line that SEEN lacks: nonzero when the line holds anything new. */
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len);
+
+/* The vector code the scans use: the widest the CPU has, at most the limit (tests lower it to
+ * cover the narrower paths on a wide machine). */
+typedef enum { SIFT_ISA_SCALAR, SIFT_ISA_AVX2 } sift_isa;
+sift_isa sift_scan_isa(void);
+void sift_scan_limit_isa(sift_isa max);
 
 extern const uint8_t sift_bucket_table[256];
 

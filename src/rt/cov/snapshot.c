@@ -156,7 +156,9 @@ static int pass(const sift_snapshot *snap, const sift_covmap *map, unsigned mask
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
         p.seen = snap->seen[d];
-        if (!sift_scan_domain(&map->domains[d], pass_line, &p, advance)) break;
+        bool more = advance ? sift_scan_domain_fresh(&map->domains[d], p.seen, pass_line, &p)
+                            : sift_scan_domain(&map->domains[d], pass_line, &p, false);
+        if (!more) break;
     }
     if (novelty) *novelty = p.novelty;
     if (new_features) *new_features = p.new_features;
