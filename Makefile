@@ -93,6 +93,11 @@ test-all:
 demo: all
 	examples/demo $(BUILD)
 
+# The per-execution pass against reference loops (bench/README.md); e.g. BENCH_ARGS="7 -i avx2".
+.PHONY: bench-novelty
+bench-novelty: $(BUILD)/lib/libsift-cov.a
+	BUILD=$(BUILD) bench/novelty $(BENCH_ARGS)
+
 clean:
 	rm -rf build build-san
 
