@@ -1,5 +1,6 @@
 /* The harness binary's entry: parses flags, then reproduces, merges, minimises or fuzzes. */
 #include "engine/driver.h"
+#include "engine/artifact.h"
 #include "engine/fsutil.h"
 #include "engine/fuzzer.h"
 #include "engine/merge.h"
@@ -17,11 +18,13 @@
 
 extern int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
-/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr. */
+/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr. Crash reports
+ * keep a copy of the old stderr, so a crash found with a silenced target is still explained. */
 static void close_fds(long long mask)
 {
     int null = open("/dev/null", O_WRONLY);
     if (null < 0) return;
+    if (mask & 2) sift_report_set_fd(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3));
     if (mask & 1) dup2(null, STDOUT_FILENO);
     if (mask & 2) dup2(null, STDERR_FILENO);
     close(null);
