@@ -147,6 +147,16 @@ static void timeouts_ooms_and_signals_leave_artifacts(void **state)
     }
 }
 
+static void silenced_target_still_reports_its_crash(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf a && mkdir a && printf A > in && "
+                "./faults -close_fd_mask=3 -exact_artifact_path=a/the-crash in");
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "Test unit written to a/the-crash"));
+    assert_int_equal(sh("cmp in a/the-crash"), 0);
+}
+
 static void sanitizer_only_limits(void **state)
 {
     (void)state;
@@ -255,6 +265,7 @@ int main(void)
         cmocka_unit_test(runs_limit_and_stats),
         cmocka_unit_test(same_seed_same_campaign),
         cmocka_unit_test(timeouts_ooms_and_signals_leave_artifacts),
+        cmocka_unit_test(silenced_target_still_reports_its_crash),
         cmocka_unit_test(sanitizer_only_limits),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
