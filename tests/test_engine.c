@@ -112,6 +112,17 @@ static void runs_limit_and_stats(void **state)
     assert_non_null(strstr(proc.out, "\"execs\": 2000"));
 }
 
+static void smaller_inputs_replace_larger_ones(void **state)
+{
+    (void)state;
+    /* Whether a given seed reduces in time depends on the build's code: try a few. */
+    int rc = sh("for seed in 3 4 5 6 7; do rm -rf c && mkdir c && "
+                "./tlv -seed=$seed -runs=60000 c 2>&1 | grep -m1 REDUCE && exit 0; done; exit 1");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.out, "REDUCE cov: "));
+    assert_non_null(strstr(proc.out, " L: "));
+}
+
 static void same_seed_same_campaign(void **state)
 {
     (void)state;
@@ -263,6 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_the_magic_bug_from_nothing),
         cmocka_unit_test(runs_limit_and_stats),
+        cmocka_unit_test(smaller_inputs_replace_larger_ones),
         cmocka_unit_test(same_seed_same_campaign),
         cmocka_unit_test(timeouts_ooms_and_signals_leave_artifacts),
         cmocka_unit_test(silenced_target_still_reports_its_crash),

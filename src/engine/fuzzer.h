@@ -35,13 +35,13 @@ typedef struct {
     sift_mutator mutator;
     sift_fault fault;
     sift_stats stats;
-    unsigned mask;    /* feedback domains that count */
-    size_t max_len;   /* -max_len, or chosen from the corpus */
-    size_t len_limit; /* the current length limit under -len_control */
+    unsigned mask;              /* feedback domains that count */
+    size_t max_len;             /* -max_len, or chosen from the corpus */
+    size_t len_limit;           /* the current length limit under -len_control */
     uint64_t quiet_since_execs; /* last new input or length limit change */
-    const char *out_dir; /* first corpus folder: where new inputs are saved; NULL for none */
-    uint8_t *buf;        /* mutation buffer of max_len bytes */
-    uint8_t *export_buf; /* scratch for feature exports */
+    const char *out_dir;        /* first corpus folder: where new inputs are saved; NULL for none */
+    uint8_t *buf;               /* mutation buffer of max_len bytes */
+    uint8_t *export_buf;        /* scratch for feature exports */
     size_t export_cap;
     bool exact_copy; /* run each input from an exact-size heap copy (under ASan) */
 } sift_fuzzer;
@@ -57,6 +57,11 @@ sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t siz
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
  * output folder when SAVE). Returns whether it was added. */
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how);
+
+/* Takes DATA, a mutant of PARENT that is smaller and found nothing new, into the corpus in
+ * place of PARENT when it covers every feature PARENT owns (libFuzzer's REDUCE). Costs one
+ * execution; returns whether it did. */
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, sift_entry *parent, const uint8_t *data, size_t size);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
