@@ -47,7 +47,8 @@ int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len,
                          sift_novelty *novelty);
 
 /* Counters ever covered (EDGES, "cov") and (counter, bucket) bits seen (FEATURES, "ft") in the
- * domains of MASK. Costs a pass over the snapshot: for stats, not for every execution. */
+ * domains of MASK. Kept as it changes for a private snapshot; a shared one costs a pass over
+ * the snapshot (other processes add to it): for stats, not for every execution. */
 int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges, size_t *features);
 
 #ifdef __cplusplus

@@ -18,6 +18,10 @@ struct sift_snapshot {
     size_t capacity[SIFT_DOMAIN_COUNT];
     bool shared;
     void *own; /* private storage, freed with the snapshot */
+    /* A private snapshot changes only through judge(), which keeps these up to date, so that
+     * the fuzzer may ask for its counts after every new input. A shared one also gains bits
+     * from other processes and is counted by reading it. */
+    size_t counters_seen[SIFT_DOMAIN_COUNT], bits_seen[SIFT_DOMAIN_COUNT];
 };
 
 static size_t round_line(size_t n)
@@ -111,6 +115,7 @@ static int check_shape(const sift_snapshot *snap, const sift_covmap *map, unsign
 
 typedef struct {
     uint8_t *seen;
+    size_t *counters_seen, *bits_seen; /* the domain's counts; NULL in queries and when shared */
     bool shared, advance;
     sift_novelty novelty;
     size_t new_features;
@@ -128,7 +133,12 @@ static void judge(pass_ctx *p, size_t i, uint8_t b)
         else
             p->seen[i] = old | b;
         if (!(b & ~old)) return;
-        p->new_features += (size_t)__builtin_popcount(b & ~old);
+        size_t bits = (size_t)__builtin_popcount(b & ~old);
+        p->new_features += bits;
+        if (p->counters_seen) {
+            *p->counters_seen += old == 0;
+            *p->bits_seen += bits;
+        }
     }
     sift_novelty n = old ? SIFT_NEW_COUNT : SIFT_NEW_EDGE;
     if (n > p->novelty) p->novelty = n;
@@ -147,15 +157,26 @@ static bool pass_line(void *ctx, uint8_t *counters, size_t len, size_t first)
     return p->advance || p->novelty != SIFT_NEW_EDGE;
 }
 
-static int pass(const sift_snapshot *snap, const sift_covmap *map, unsigned mask, bool advance,
-                sift_novelty *novelty, size_t *new_features)
+/* Points judge() at the counts of domain D of SNAP (NULL: a query, which changes nothing). */
+static void count_into(pass_ctx *p, sift_snapshot *snap, int d)
+{
+    bool counted = snap && !snap->shared;
+    p->counters_seen = counted ? &snap->counters_seen[d] : NULL;
+    p->bits_seen = counted ? &snap->bits_seen[d] : NULL;
+}
+
+/* WRITABLE is SNAP for a pass that advances it, NULL for a query. */
+static int pass(const sift_snapshot *snap, sift_snapshot *writable, const sift_covmap *map,
+                unsigned mask, sift_novelty *novelty, size_t *new_features)
 {
     int rc = check_shape(snap, map, mask);
     if (rc != SIFT_OK) return rc;
+    bool advance = writable != NULL;
     pass_ctx p = {.shared = snap->shared, .advance = advance};
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
         p.seen = snap->seen[d];
+        count_into(&p, writable, d);
         bool more = advance ? sift_scan_domain_fresh(&map->domains[d], p.seen, pass_line, &p)
                             : sift_scan_domain(&map->domains[d], pass_line, &p, false);
         if (!more) break;
@@ -168,13 +189,13 @@ static int pass(const sift_snapshot *snap, const sift_covmap *map, unsigned mask
 int sift_snapshot_has_new(const sift_snapshot *snap, const sift_covmap *map, unsigned mask,
                           sift_novelty *novelty)
 {
-    return pass(snap, map, mask, false, novelty, NULL);
+    return pass(snap, NULL, map, mask, novelty, NULL);
 }
 
 int sift_snapshot_check_and_advance(sift_snapshot *snap, sift_covmap *map, unsigned mask,
                                     sift_novelty *novelty, size_t *new_features)
 {
-    return pass(snap, map, mask, true, novelty, new_features);
+    return pass(snap, snap, map, mask, novelty, new_features);
 }
 
 typedef struct {
@@ -186,6 +207,7 @@ static void import_entry(void *ctx, sift_domain domain, size_t index, uint8_t bu
 {
     import_ctx *im = ctx;
     im->pass.seen = im->snap->seen[domain];
+    count_into(&im->pass, im->snap, domain);
     judge(&im->pass, index, buckets);
 }
 
@@ -217,9 +239,14 @@ int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges,
     size_t e = 0, f = 0;
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (!(mask & SIFT_DOMAIN_BIT(d))) continue;
+        if (!snap->shared) {
+            e += snap->counters_seen[d];
+            f += snap->bits_seen[d];
+            continue;
+        }
         const uint8_t *seen = snap->seen[d];
         for (size_t i = 0; i < snap->capacity[d]; i++) {
-            uint8_t b = snap->shared ? __atomic_load_n(&seen[i], __ATOMIC_RELAXED) : seen[i];
+            uint8_t b = __atomic_load_n(&seen[i], __ATOMIC_RELAXED);
             e += b != 0;
             f += (size_t)__builtin_popcount(b);
         }
