@@ -104,4 +104,6 @@ clean:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+include bindings/erlang/erlang.mk
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,117 @@
+%% @doc sift's coverage core for Erlang.
+%%
+%% A context holds the probe counters of one execution; a snapshot holds what all executions
+%% have covered so far and answers whether the last one reached anything new. Instrumented code
+%% (see sift_cov_transform) finds its context in the process dictionary, under '$sift_ctx'.
+%% docs/erlang.md describes the API, its concurrency rules and the probe tables.
+-module(sift_cov).
+
+-export([new/1, hit/2, take/1, export/1, release/1]).
+-export([snapshot_new/1, has_new/2, check_and_advance/2, import/2, count/1]).
+-export([set_ctx/1, get_ctx/0, with_ctx/1, spawn_with_ctx/1]).
+-export([probes/1, covered/2]).
+
+-nifs([new/1, hit/2, take/1, export/1, release/1,
+       snapshot_new/1, has_new/2, check_and_advance/2, import/2, count/1]).
+-on_load(init/0).
+
+-define(CTX_KEY, '$sift_ctx').
+
+-export_type([ctx/0, snapshot/0, novelty/0, probe/0]).
+
+-opaque ctx() :: reference().
+-opaque snapshot() :: reference().
+-type novelty() :: new_edge | new_count | nothing.
+-type probe() :: {module(), {atom(), arity()}, pos_integer(), atom()}.
+
+%% The library sits next to this module's beam file unless SIFT_COV_NIF names it (without
+%% the .so), which lets a build keep several variants apart.
+init() ->
+    Path = case os:getenv("SIFT_COV_NIF") of
+               false -> filename:join(filename:dirname(code:which(?MODULE)), "sift_cov_nif");
+               Named -> Named
+           end,
+    erlang:load_nif(Path, 0).
+
+%% @doc A context of N probes (1..1048576), counters all zero.
+-spec new(pos_integer()) -> ctx().
+new(_N) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Counts one hit of probe Id (0..N-1): what every probe of instrumented code calls.
+-spec hit(ctx(), non_neg_integer()) -> ok.
+hit(_Ctx, _Id) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc The bucket bits of every probe, one byte each (see docs/coverage-api.md), and the
+%% counters reset.
+-spec take(ctx()) -> binary().
+take(_Ctx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc What the execution covered in sift's compact export format, and the counters reset.
+-spec export(ctx()) -> binary().
+export(_Ctx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Ends the context: any later call with it raises badarg.
+-spec release(ctx()) -> ok.
+release(_Ctx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc An empty snapshot for N probes, or for as many as a context has.
+-spec snapshot_new(pos_integer() | ctx()) -> snapshot().
+snapshot_new(_NOrCtx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Whether the context's execution holds anything the snapshot lacks. Changes neither.
+-spec has_new(snapshot(), ctx()) -> novelty().
+has_new(_Snap, _Ctx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Whether the execution found anything new; folds it into the snapshot and resets the
+%% counters, in one pass over the probes it touched.
+-spec check_and_advance(snapshot(), ctx()) -> novelty().
+check_and_advance(_Snap, _Ctx) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Folds an export (from this VM or another) into the snapshot.
+-spec import(snapshot(), binary()) -> novelty().
+import(_Snap, _Export) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Probes ever covered and (probe, bucket) features seen.
+-spec count(snapshot()) -> {non_neg_integer(), non_neg_integer()}.
+count(_Snap) -> erlang:nif_error(nif_not_loaded).
+
+%% @doc Makes Ctx the calling process's context (undefined: none), returning the previous one.
+-spec set_ctx(ctx() | undefined) -> ctx() | undefined.
+set_ctx(undefined) -> erase(?CTX_KEY);
+set_ctx(Ctx) -> put(?CTX_KEY, Ctx).
+
+-spec get_ctx() -> ctx() | undefined.
+get_ctx() -> get(?CTX_KEY).
+
+%% @doc Fun, wrapped to run with the caller's context: for any spawn variant, since a new
+%% process starts with an empty process dictionary.
+-spec with_ctx(fun(() -> term())) -> fun(() -> term()).
+with_ctx(Fun) ->
+    Ctx = get_ctx(),
+    fun() -> set_ctx(Ctx), Fun() end.
+
+-spec spawn_with_ctx(fun(() -> term())) -> pid().
+spawn_with_ctx(Fun) -> spawn(with_ctx(Fun)).
+
+%% @doc The probe tables of instrumented modules, by probe id. Modules laid out over the same
+%% ids (see sift_cov_transform) share entries.
+-spec probes([module()]) -> #{non_neg_integer() => [probe()]}.
+probes(Modules) ->
+    lists:foldl(
+      fun(M, Acc) ->
+              #{module := M, probes := Ps} = M:'$sift_probes'(),
+              lists:foldl(fun({Id, Fun, Line, Kind}, A) ->
+                                  maps:update_with(Id, fun(L) -> L ++ [{M, Fun, Line, Kind}] end,
+                                                   [{M, Fun, Line, Kind}], A)
+                          end, Acc, Ps)
+      end, #{}, Modules).
+
+%% @doc The probes a take/1 result holds, with their bucket bits, in id order.
+-spec covered(binary(), #{non_neg_integer() => [probe()]}) ->
+          [{non_neg_integer(), pos_integer(), [probe()]}].
+covered(Taken, Probes) ->
+    [{Id, B, maps:get(Id, Probes, [])} || {Id, B} <- nonzero(Taken, 0)].
+
+nonzero(<<>>, _) -> [];
+nonzero(<<0, Rest/binary>>, Id) -> nonzero(Rest, Id + 1);
+nonzero(<<B, Rest/binary>>, Id) -> [{Id, B} | nonzero(Rest, Id + 1)].
