@@ -122,6 +122,18 @@ __attribute__((target("avx2"))) static bool line_has_new_or_reset_avx2(uint8_t *
 /* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte: lines one
  * by one to the end of the 256-byte block P is in (counted from BASE), so that a run of touched
  * lines costs a load each, then 256 bytes per branch while the map is empty. */
+/* Whether the 256 bytes at P are all zero: one branch for four cache lines. */
+__attribute__((target("avx2"))) static inline bool zero256_avx2(const uint8_t *p)
+{
+    const __m256i *v = (const __m256i *)p;
+    __m256i x = _mm256_or_si256(
+        _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1)),
+                        _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3))),
+        _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v + 4), _mm256_loadu_si256(v + 5)),
+                        _mm256_or_si256(_mm256_loadu_si256(v + 6), _mm256_loadu_si256(v + 7))));
+    return _mm256_testz_si256(x, x);
+}
+
 __attribute__((target("avx2"))) static const uint8_t *
 find_line_avx2(const uint8_t *base, const uint8_t *p, const uint8_t *end)
 {
@@ -131,13 +143,7 @@ find_line_avx2(const uint8_t *base, const uint8_t *p, const uint8_t *end)
         if (!_mm256_testz_si256(x, x)) return p;
     }
     while (p + 256 <= end) {
-        const __m256i *v = (const __m256i *)p;
-        __m256i x = _mm256_or_si256(
-            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1)),
-                            _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3))),
-            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v + 4), _mm256_loadu_si256(v + 5)),
-                            _mm256_or_si256(_mm256_loadu_si256(v + 6), _mm256_loadu_si256(v + 7))));
-        if (!_mm256_testz_si256(x, x)) break;
+        if (!zero256_avx2(p)) break;
         p += 256;
     }
     for (; p + SIFT_LINE <= end; p += SIFT_LINE) {
@@ -165,13 +171,7 @@ __attribute__((target("avx2"))) static const uint8_t *
 next_dirty_avx2(const uint8_t *p, const uint8_t *end, uint64_t *mask)
 {
     while (p + 256 <= end) {
-        const __m256i *v = (const __m256i *)p;
-        __m256i x = _mm256_or_si256(
-            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v), _mm256_loadu_si256(v + 1)),
-                            _mm256_or_si256(_mm256_loadu_si256(v + 2), _mm256_loadu_si256(v + 3))),
-            _mm256_or_si256(_mm256_or_si256(_mm256_loadu_si256(v + 4), _mm256_loadu_si256(v + 5)),
-                            _mm256_or_si256(_mm256_loadu_si256(v + 6), _mm256_loadu_si256(v + 7))));
-        if (!_mm256_testz_si256(x, x)) break;
+        if (!zero256_avx2(p)) break;
         p += 256;
     }
     for (; p + 64 <= end; p += 64) {
