@@ -156,7 +156,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
                             const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
                             const char *name, uint64_t now_execs)
 {
-    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (size && !data) ||
+    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) ||
         (nfeatures && !features))
         return NULL;
     if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
@@ -166,7 +166,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         sift_featmap_reserve(&c->fmap, nfeatures))
         return NULL;
     /* One block: the node, then its features, their dense indices and the input. */
-    struct node *nd = malloc(sizeof(*nd) + nfeatures * per_feature + size);
+    struct node *nd = malloc(sizeof(*nd) + nfeatures * per_feature + (data ? size : 0));
     if (!nd) return NULL;
     sift_feature_id *feats = (sift_feature_id *)(nd + 1);
     uint32_t *fids = (uint32_t *)(feats + nfeatures);
@@ -178,9 +178,9 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         for (size_t j = 0; j < nfeatures; j++)
             if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
     }
-    if (size) memcpy(copy, data, size);
+    if (data && size) memcpy(copy, data, size);
     *nd = (struct node){
-        .e = {.data = copy,
+        .e = {.data = data ? copy : NULL,
               .size = size,
               .features = feats,
               .nfeatures = k,
@@ -405,6 +405,13 @@ size_t sift_corpus_bytes(const sift_corpus *c)
 sift_entry *sift_corpus_at(sift_corpus *c, size_t i)
 {
     return c && i < c->n ? &c->nodes[i]->e : NULL;
+}
+
+long long sift_corpus_find(const sift_corpus *c, const char *name)
+{
+    if (!c || !name || !c->namecap) return -1;
+    uint32_t i = c->names[name_slot(c, name)];
+    return i == NONE ? -1 : (long long)i;
 }
 
 size_t sift_corpus_features(const sift_corpus *c)

@@ -36,8 +36,9 @@ typedef struct sift_corpus sift_corpus;
 sift_corpus *sift_corpus_new(void);
 void sift_corpus_free(sift_corpus *c);
 
-/* Adds a copy of DATA with its features (any order, duplicates allowed; copied). NAME is the
- * hex SHA-1. Returns the new entry, or NULL when out of memory, when NAME is NULL or longer
+/* Adds a copy of DATA with its features (any order, duplicates allowed; copied). With DATA
+ * NULL the entry holds no input (its SIZE still rates it): for a corpus whose inputs are kept
+ * elsewhere, which must then never pick it for mutation. NAME is the hex SHA-1. Returns the new entry, or NULL when out of memory, when NAME is NULL or longer
  * than 40 characters, or when an entry with the same NAME exists. The entry is scheduled from
  * the next update (sift_corpus_pick runs one itself when entries were added). Entry pointers
  * stay valid until sift_corpus_free. */
@@ -66,6 +67,8 @@ size_t sift_corpus_active(const sift_corpus *c);
 size_t sift_corpus_bytes(const sift_corpus *c);
 /* Entry I in order of addition; NULL when out of range. */
 sift_entry *sift_corpus_at(sift_corpus *c, size_t i);
+/* Position of the entry named NAME, in order of addition; -1 when there is none. */
+long long sift_corpus_find(const sift_corpus *c, const char *name);
 /* Distinct features owned by the corpus. */
 size_t sift_corpus_features(const sift_corpus *c);
 /* Entries that have FEATURE. */

@@ -52,6 +52,13 @@ static const uint8_t *pick_other(void *ctx, size_t *len)
     return e->data;
 }
 
+void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT])
+{
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
+        cap[d] = sift_covmap_size(rt->map, (sift_domain)d);
+    cap[SIFT_DOMAIN_EDGES] += 1u << 20; /* room for modules loaded later with dlopen */
+}
+
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
     memset(f, 0, sizeof(*f));
@@ -73,9 +80,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     f->mask = opts->features;
     if (opts->use_value_profile) f->mask |= SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP);
     size_t cap[SIFT_DOMAIN_COUNT];
-    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        cap[d] = sift_covmap_size(f->rt->map, (sift_domain)d);
-    cap[SIFT_DOMAIN_EDGES] += 1u << 20; /* room for modules loaded later with dlopen */
+    sift_fuzzer_capacity(f->rt, cap);
     if (sift_snapshot_create(&f->snap, cap, NULL, 0) != SIFT_OK ||
         !(f->corpus = sift_corpus_new())) {
         fprintf(stderr, "sift: out of memory setting up the corpus\n");
@@ -441,7 +446,7 @@ static bool out_of_budget(sift_fuzzer *f)
 
 int sift_fuzzer_run(sift_fuzzer *f)
 {
-    if (load_seeds(f) != 0) return 1;
+    if ((f->hooks.seed ? f->hooks.seed(f->hooks.ctx, f) : load_seeds(f)) != 0) return 1;
     f->buf = malloc(f->max_len);
     if (!f->buf) {
         fprintf(stderr, "sift: out of memory for inputs of -max_len=%zu bytes\n", f->max_len);
@@ -465,7 +470,11 @@ int sift_fuzzer_run(sift_fuzzer *f)
         /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run. */
         if (!found && size < e->size && e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
             found = sift_fuzzer_try_reduce(f, e, f->buf, size);
-        if (found) sift_corpus_found(f->corpus, e);
+        if (found) {
+            sift_corpus_found(f->corpus, e);
+            if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);
+        }
+        if (f->hooks.tick) f->hooks.tick(f->hooks.ctx, f);
         update_len_limit(f);
         if (f->stats.execs >= next_pulse) {
             if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);

@@ -24,7 +24,20 @@ typedef struct {
     uint64_t last_line_execs; /* pulse lines at powers of two */
 } sift_stats;
 
+typedef struct sift_fuzzer sift_fuzzer;
+
+/* What a caller adds to a run (the workers of -workers, docs/workers.md); each may be NULL. */
 typedef struct {
+    void *ctx;
+    /* Fills the corpus and sets max_len in place of loading the corpus folders. */
+    int (*seed)(void *ctx, sift_fuzzer *f);
+    /* A mutant of PARENT was just taken into the corpus: its last entry. */
+    void (*found)(void *ctx, sift_fuzzer *f, const sift_entry *parent);
+    /* Once per iteration of the fuzzing loop. */
+    void (*tick)(void *ctx, sift_fuzzer *f);
+} sift_fuzzer_hooks;
+
+struct sift_fuzzer {
     sift_options *opts;
     sift_target_fn target;
     sift_rt_state *rt;
@@ -44,7 +57,12 @@ typedef struct {
     uint8_t *export_buf;        /* scratch for feature exports */
     size_t export_cap;
     bool exact_copy; /* run each input from an exact-size heap copy (under ASan) */
-} sift_fuzzer;
+    sift_fuzzer_hooks hooks;
+};
+
+/* The counters per domain a fuzzer's snapshot has room for: every module loaded now, and room
+ * for modules loaded later. Processes that share a snapshot must agree on it. */
+void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
 
 /* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
  * returns -1 on bad user input (a dictionary, say). */
