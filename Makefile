@@ -98,6 +98,45 @@ demo: all
 bench-novelty: $(BUILD)/lib/libsift-cov.a
 	BUILD=$(BUILD) bench/novelty $(BENCH_ARGS)
 
+# The man page, generated from the flag table so that it lists what -help=1 prints.
+MAN := $(BUILD)/share/man/man1/sift.1
+all: $(MAN)
+
+$(BUILD)/tools/gen_man: $(call obj,src/cli/gen_man.c src/engine/flags.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+$(MAN): $(BUILD)/tools/gen_man
+	@mkdir -p $(dir $@)
+	$< >$@.tmp && mv $@.tmp $@
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]` (docs/install.md). The layout is the one sift-cc
+# searches: lib/ and include/ next to its bin/.
+PREFIX ?= /usr/local
+SIFT_VERSION = $(shell sed -n 's/^#define SIFT_VERSION "\(.*\)"/\1/p' include/sift/version.h)
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+INSTALL_BINS = $(filter-out %/sift-c++,$(BINS))
+INSTALL_HEADERS = $(wildcard include/sift/*.h)
+
+.PHONY: install uninstall
+install: all
+	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/lib/pkgconfig $(INSTALL_ROOT)/include/sift \
+	    $(INSTALL_ROOT)/share/man/man1
+	install -m 755 $(INSTALL_BINS) $(INSTALL_ROOT)/bin/
+	ln -sf sift-cc $(INSTALL_ROOT)/bin/sift-c++
+	install -m 644 $(LIBS) $(INSTALL_ROOT)/lib/
+	install -m 644 $(INSTALL_HEADERS) $(INSTALL_ROOT)/include/sift/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SIFT_VERSION)|' src/sift.pc.in \
+	    >$(INSTALL_ROOT)/lib/pkgconfig/sift.pc
+	install -m 644 $(MAN) $(INSTALL_ROOT)/share/man/man1/
+
+uninstall:
+	rm -f $(addprefix $(INSTALL_ROOT)/bin/,$(notdir $(INSTALL_BINS)) sift-c++) \
+	    $(addprefix $(INSTALL_ROOT)/lib/,$(notdir $(LIBS))) \
+	    $(addprefix $(INSTALL_ROOT)/include/sift/,$(notdir $(INSTALL_HEADERS))) \
+	    $(INSTALL_ROOT)/lib/pkgconfig/sift.pc $(INSTALL_ROOT)/share/man/man1/$(notdir $(MAN))
+	-rmdir $(INSTALL_ROOT)/include/sift
+
 clean:
 	rm -rf build build-san
 

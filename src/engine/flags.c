@@ -254,3 +254,17 @@ void sift_options_help(FILE *out, const char *argv0)
         fprintf(out, " %-*s  %-*s  %s\n", name_w, flags[i].name, def_w, def, flags[i].help);
     }
 }
+
+void sift_options_foreach(void (*fn)(void *ctx, const sift_flag_doc *doc), void *ctx)
+{
+    char def[64];
+    for (size_t i = 0; i < NFLAGS; i++) {
+        const flag *f = &flags[i];
+        format_default(f, def, sizeof(def));
+        const char *value = f->kind == FLAG_STRING     ? "PATH"
+                            : f->kind == FLAG_FEATURES ? "LIST"
+                            : f->max == 1              ? "0|1"
+                                                       : "N";
+        fn(ctx, &(sift_flag_doc){f->name, value, def, f->help});
+    }
+}

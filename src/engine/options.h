@@ -51,4 +51,15 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
 /* The flag table as -help=1 prints it. */
 void sift_options_help(FILE *out, const char *argv0);
 
+/* One flag, for tools that document the table (the man page). */
+typedef struct {
+    const char *name;
+    const char *value; /* what the value is: N, 0|1, PATH or LIST */
+    const char *def;   /* the default as -help=1 prints it */
+    const char *help;
+} sift_flag_doc;
+
+/* Calls FN for every flag, in -help=1 order. */
+void sift_options_foreach(void (*fn)(void *ctx, const sift_flag_doc *doc), void *ctx);
+
 #endif
