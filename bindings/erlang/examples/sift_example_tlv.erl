@@ -29,16 +29,18 @@ records(V, <<Type, Len, Rest/binary>>, Acc) ->
 records(_, _, _) ->
     {error, truncated}.
 
-record(_, $T, Text) ->
+record(v1, Type, Value) -> record(Type, Value);
+record(v2, $A, Values) -> {average, average(Values)};
+record(v2, Type, Value) -> record(Type, Value).
+
+record($T, Text) ->
     {text, Text};
-record(_, $N, Value) ->
+record($N, Value) ->
     if
         byte_size(Value) =:= 2 -> {number, binary:decode_unsigned(Value)};
         true -> {error, number}
     end;
-record(v2, $A, Values) ->
-    {average, average(Values)};
-record(_, Type, _) ->
+record(Type, _) ->
     {unknown, Type}.
 
 average(Values) ->

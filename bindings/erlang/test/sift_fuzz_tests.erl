@@ -4,7 +4,7 @@
 -include_lib("eunit/include/eunit.hrl").
 
 -define(SEEDS, [<<"hello world">>]).
--define(LIMIT, 300000).
+-define(LIMIT, 500000).
 
 target() -> fun sift_example_tlv:parse/1.
 
