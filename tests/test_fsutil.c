@@ -36,6 +36,8 @@ static int setup(void **state)
     put("a", "aaaa");
     put("sub/b", "bb");
     put("empty", "");
+    put(".a.tmp.123.0", "partial"); /* a temporary of an atomic write, cut short */
+    put(".state", "x");
     snprintf(path, sizeof path, "%s/sub/loop", root);
     assert_int_equal(symlink("..", path), 0); /* a folder link back up: a loop */
     snprintf(path, sizeof path, "%s/dangling", root);
@@ -57,7 +59,8 @@ static void lists_files_recursively_once(void **state)
     sift_pathlist l = {0};
     char err[256];
     assert_int_equal(sift_fs_list(&l, root, err, sizeof err), 0);
-    /* a, empty and sub/b; the loop is entered once at most, the dangling link skipped. */
+    /* a, empty and sub/b; the loop is entered once at most, the dangling link and hidden
+     * files skipped. */
     size_t a = 0, b = 0, empty = 0;
     for (size_t i = 0; i < l.count; i++) {
         const char *base = strrchr(l.paths[i], '/') + 1;

@@ -49,7 +49,9 @@ static int walk(sift_pathlist *list, const char *dir, walk_stack *s)
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        /* Hidden entries are no inputs: the temporaries of atomic writes (".NAME.tmp.PID.N"),
+         * sift's and AFL++'s state folders. */
+        if (e->d_name[0] == '.') continue;
         char path[4096];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) continue;
         struct stat st;

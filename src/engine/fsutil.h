@@ -11,8 +11,8 @@ typedef struct {
     size_t count, cap;
 } sift_pathlist;
 
-/* Appends the regular files under DIR (recursively, links followed, loops and unreadable
- * entries skipped) to LIST. On error (DIR missing, not a folder, unreadable) writes one line
+/* Appends the regular files under DIR (recursively, links followed, loops, unreadable and
+ * hidden entries skipped) to LIST. On error (DIR missing, not a folder, unreadable) writes one line
  * naming DIR and the problem into ERR and returns -1. */
 int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen);
 
