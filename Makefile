@@ -144,5 +144,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 include bindings/erlang/erlang.mk
+include fuzz/selffuzz.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
