@@ -6,6 +6,7 @@
 #include "engine/merge.h"
 #include "engine/minimize.h"
 #include "engine/options.h"
+#include "engine/supervisor.h"
 #include "sift/version.h"
 
 #include <errno.h>
@@ -59,72 +60,6 @@ static int reproduce(sift_fuzzer *f, char **argv)
     return 0;
 }
 
-/* Whether the flag ARG is one of those that make the parent spawn jobs. */
-static bool is_job_flag(const char *arg)
-{
-    static const char *const flags[] = {"-jobs=", "-workers=", "-fork="};
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if (!strncmp(arg, flags[i], strlen(flags[i]))) return true;
-    return false;
-}
-
-static pid_t spawn_job(int argc, char **argv, int job)
-{
-    char log[64];
-    snprintf(log, sizeof log, "fuzz-%d.log", job);
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "sift: cannot create %s: %s\n", log, strerror(errno));
-        _exit(1);
-    }
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    char **args = calloc((size_t)argc + 1, sizeof(*args));
-    if (!args) _exit(1);
-    int n = 0;
-    for (int i = 0; i < argc; i++)
-        if (!is_job_flag(argv[i])) args[n++] = argv[i];
-    execv("/proc/self/exe", args);
-    fprintf(stderr, "sift: cannot start job: %s\n", strerror(errno));
-    _exit(1);
-}
-
-/* -jobs=N: N independent fuzzing processes, at most -workers at a time, each logging to
- * fuzz-<job>.log and sharing the corpus folder. */
-static int run_jobs(const sift_options *o, int argc, char **argv)
-{
-    long long jobs = o->jobs ? o->jobs : o->fork;
-    long long workers = o->workers ? o->workers : o->fork;
-    if (!workers) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        workers = cpus > 1 ? cpus / 2 : 1;
-    }
-    if (!jobs) jobs = workers;
-    if (workers > jobs) workers = jobs;
-    int running = 0, worst = 0;
-    for (int job = 0; job < jobs || running > 0;) {
-        if (job < jobs && running < workers) {
-            fprintf(stderr, "%s > fuzz-%d.log 2>&1\n", argv[0], job);
-            if (spawn_job(argc, argv, job) < 0) {
-                fprintf(stderr, "sift: cannot fork job %d: %s\n", job, strerror(errno));
-                return 1;
-            }
-            running++;
-            job++;
-            continue;
-        }
-        int status;
-        if (wait(&status) < 0) break;
-        running--;
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        worst = code > worst ? code : worst;
-        fprintf(stderr, "================== Job finished with exit code %d\n", code);
-    }
-    return worst;
-}
-
 int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
@@ -139,7 +74,11 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
-    if (opts.jobs || opts.workers || opts.fork) return run_jobs(&opts, argc, argv);
+    if (sift_super_workers(&opts)) return sift_super_main(&opts, argc, argv, target);
+    if (opts.out || opts.sync_dir || opts.name) {
+        fprintf(stderr, "sift: -out, -sync_dir and -name go with -workers=N\n");
+        return 1;
+    }
     if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     bool files = false;

@@ -48,9 +48,7 @@ static const flag flags[] = {
     INT(timeout_exitcode, 70, 0, 255, "Exit code when sift reports a timeout."),
     INT(max_total_time, 0, 0, INT_MAX, "Stop fuzzing after this many seconds (0 for no limit)."),
     BOOL(help, 0, "Print this help and exit."),
-    INT(fork, 0, 0, 1024,
-        "If N >= 1, fuzz in N child processes at a time and merge what they find into the first "
-        "corpus folder."),
+    INT(fork, 0, 0, 1024, "Same as -workers=N, as libFuzzer users type it."),
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),
@@ -60,11 +58,10 @@ static const flag flags[] = {
     BOOL(use_value_profile, 0,
          "If 1, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
-    INT(jobs, 0, 0, INT_MAX,
-        "Number of jobs to run. If >= 1, each job runs in a worker process with its output in "
-        "fuzz-JOB.log."),
+    INT(jobs, 0, 0, 1024, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
-        "Worker processes running jobs at once. If 0, min(jobs, CPU cores / 2)."),
+        "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "
+        "that saves what they find and replaces those that crash (docs/workers.md)."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
     STRING(artifact_prefix, 0,
@@ -83,6 +80,13 @@ static const flag flags[] = {
      "Coverage domains, comma-separated: edges (control-flow edges), cmp (comparison operand "
      "distances), values (function-boundary values)."},
     STRING(stats_file, 1, "Write statistics as JSON to this file."),
+    STRING(out, 1,
+           "With -workers: also write the corpus, crashes and hangs in AFL++'s layout into this "
+           "folder, and resume from it."),
+    STRING(sync_dir, 1,
+           "With -workers: share entries with the sift and AFL++ instances of this folder; the "
+           "output goes to -sync_dir/-name."),
+    STRING(name, 1, "This instance's name in -sync_dir."),
 };
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))

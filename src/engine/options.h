@@ -9,19 +9,19 @@
 #define SIFT_MAX_INPUTS 64
 
 typedef struct {
-    long long runs;           /* -runs: executions to do, -1 = no limit */
-    long long max_len;        /* -max_len: 0 = choose from the corpus (at least 4096) */
-    long long len_control;    /* -len_control: grow the length limit slowly (0 = off) */
-    long long seed;           /* -seed: 0 = pick one from the clock */
-    long long timeout;        /* -timeout: seconds per input, 0 = none */
-    long long rss_limit_mb;   /* -rss_limit_mb: 0 = none */
+    long long runs;            /* -runs: executions to do, -1 = no limit */
+    long long max_len;         /* -max_len: 0 = choose from the corpus (at least 4096) */
+    long long len_control;     /* -len_control: grow the length limit slowly (0 = off) */
+    long long seed;            /* -seed: 0 = pick one from the clock */
+    long long timeout;         /* -timeout: seconds per input, 0 = none */
+    long long rss_limit_mb;    /* -rss_limit_mb: 0 = none */
     long long malloc_limit_mb; /* -malloc_limit_mb: 0 = same as rss_limit_mb */
-    long long max_total_time; /* -max_total_time: seconds, 0 = no limit */
-    long long minimize_crash; /* -minimize_crash */
-    long long merge;          /* -merge */
+    long long max_total_time;  /* -max_total_time: seconds, 0 = no limit */
+    long long minimize_crash;  /* -minimize_crash */
+    long long merge;           /* -merge */
     long long print_final_stats;
     long long only_ascii;
-    long long close_fd_mask;  /* 1: close stdout, 2: close stderr */
+    long long close_fd_mask; /* 1: close stdout, 2: close stderr */
     long long use_value_profile;
     long long use_cmp;
     long long detect_leaks;
@@ -34,6 +34,9 @@ typedef struct {
     const char *artifact_prefix;
     const char *exact_artifact_path;
     const char *stats_file;
+    const char *out;      /* -out: AFL++-layout output folder of a -workers campaign */
+    const char *sync_dir; /* -sync_dir: folder shared with other instances */
+    const char *name;     /* -name: this instance's folder in -sync_dir */
     unsigned features; /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
     const char *inputs[SIFT_MAX_INPUTS]; /* positional arguments: corpus dirs or files */
     size_t ninputs;

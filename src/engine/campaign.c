@@ -1,0 +1,160 @@
+/* The supervisor's corpus. An entry counts as saved once every file it goes to has been
+ * renamed into place: sift_write_atomic writes a hidden temporary, fsyncs and renames it. */
+#include "engine/campaign.h"
+#include "engine/artifact.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int sift_campaign_init(sift_campaign *c, const char *corpus_dir, sift_outdir *out)
+{
+    memset(c, 0, sizeof(*c));
+    c->corpus_dir = corpus_dir;
+    c->out = out;
+    c->corpus = sift_corpus_new();
+    c->in_queue = sift_corpus_new();
+    c->in_dir = sift_corpus_new();
+    c->faults = sift_corpus_new();
+    return c->corpus && c->in_queue && c->in_dir && c->faults ? 0 : -1;
+}
+
+void sift_campaign_free(sift_campaign *c)
+{
+    for (size_t i = 0; c->data && i < sift_corpus_count(c->corpus); i++)
+        free(c->data[i]);
+    free(c->data);
+    free(c->queue_id);
+    free(c->origin);
+    sift_corpus_free(c->corpus);
+    sift_corpus_free(c->in_queue);
+    sift_corpus_free(c->in_dir);
+    sift_corpus_free(c->faults);
+    memset(c, 0, sizeof(*c));
+}
+
+static int reserve(sift_campaign *c)
+{
+    size_t n = sift_corpus_count(c->corpus);
+    if (n < c->cap) return 0;
+    size_t cap = c->cap ? c->cap * 2 : 256;
+    uint8_t **data = realloc(c->data, cap * sizeof(*data));
+    if (data) c->data = data;
+    long *ids = realloc(c->queue_id, cap * sizeof(*ids));
+    if (ids) c->queue_id = ids;
+    size_t *origin = realloc(c->origin, cap * sizeof(*origin));
+    if (origin) c->origin = origin;
+    if (!data || !ids || !origin) return -1;
+    c->cap = cap;
+    return 0;
+}
+
+/* Adds E without writing anything; returns its position, or -1 (duplicate or no memory). */
+static long add(sift_campaign *c, const sift_dlog_entry *e, size_t origin)
+{
+    if (sift_corpus_find(c->corpus, e->name) >= 0 || reserve(c) != 0) return -1;
+    uint8_t *copy = malloc(e->size ? e->size : 1);
+    if (!copy) return -1;
+    if (e->size) memcpy(copy, e->data, e->size);
+    if (!sift_corpus_add(c->corpus, NULL, e->size, e->features, e->nfeatures, e->exec_ns, e->name,
+                         e->execs)) {
+        free(copy);
+        return -1;
+    }
+    long i = (long)sift_corpus_count(c->corpus) - 1;
+    c->data[i] = copy;
+    c->queue_id[i] = -1;
+    c->origin[i] = origin;
+    c->pending = true;
+    return i;
+}
+
+static int write_dir(sift_campaign *c, const char *name, const uint8_t *data, size_t size)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", c->corpus_dir, name) >= sizeof path ||
+        sift_write_atomic(path, data, size) != 0) {
+        fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *desc)
+{
+    if (e->flags & SIFT_DLOG_KNOWN) return 0;
+    long i = add(c, e, SIZE_MAX);
+    if (i < 0) return sift_corpus_find(c->corpus, e->name) >= 0 ? 0 : -1;
+    if (c->corpus_dir && write_dir(c, e->name, e->data, e->size) != 0) return -1;
+    if (c->out && (c->queue_id[i] = sift_outdir_queue(c->out, e->data, e->size, desc)) < 0)
+        return -1;
+    uint64_t now = monotonic_ns();
+    if (now > e->published_ns && now - e->published_ns > c->persist_lag_ns)
+        c->persist_lag_ns = now - e->published_ns;
+    c->last_find_ns = now;
+    return 1;
+}
+
+void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item,
+                            unsigned where, long queue_id)
+{
+    if (where & SIFT_ON_QUEUE) sift_corpus_add(c->in_queue, NULL, 0, NULL, 0, 0, e->name, 0);
+    if (where & SIFT_ON_DIR) sift_corpus_add(c->in_dir, NULL, 0, NULL, 0, 0, e->name, 0);
+    if (e->flags & SIFT_DLOG_KNOWN) return;
+    long i = add(c, e, item);
+    if (i >= 0 && (where & SIFT_ON_QUEUE)) c->queue_id[i] = queue_id;
+}
+
+long sift_campaign_reconcile(sift_campaign *c, sift_campaign_describe_fn describe, void *ctx)
+{
+    long written = 0;
+    for (size_t i = 0; i < sift_corpus_count(c->corpus); i++) {
+        const sift_entry *e = sift_corpus_at(c->corpus, i);
+        unsigned where = 0;
+        char desc[256] = "";
+        if (c->origin[i] != SIZE_MAX) describe(ctx, c->origin[i], &where, desc, sizeof desc);
+        if (c->out && sift_corpus_find(c->in_queue, e->name) < 0) {
+            if ((c->queue_id[i] = sift_outdir_queue(c->out, c->data[i], e->size, desc)) < 0)
+                return -1;
+            written++;
+        }
+        /* A find that reached the queue but not the corpus folder before a kill. */
+        if (c->corpus_dir && !(where & SIFT_ON_SEED) && sift_corpus_find(c->in_dir, e->name) < 0) {
+            if (write_dir(c, e->name, c->data[i], e->size) != 0) return -1;
+            written++;
+        }
+    }
+    return written;
+}
+
+void sift_campaign_settle(sift_campaign *c)
+{
+    if (!c->pending) return;
+    sift_corpus_update(c->corpus);
+    for (size_t i = 0; i < sift_corpus_count(c->corpus); i++)
+        if (sift_corpus_at(c->corpus, i)->evicted && c->data[i]) {
+            free(c->data[i]);
+            c->data[i] = NULL;
+        }
+    c->pending = false;
+}
+
+int sift_campaign_fault(sift_campaign *c, bool hang, const uint8_t *data, size_t size,
+                        const char *desc)
+{
+    char name[41];
+    sift_sha1_hex(data, size, name);
+    if (sift_corpus_find(c->faults, name) >= 0) return 0;
+    if (!c->out || sift_outdir_fault(c->out, hang, data, size, desc) < 0) return -1;
+    sift_corpus_add(c->faults, NULL, 0, NULL, 0, 0, name, 0);
+    return 1;
+}

@@ -1,0 +1,60 @@
+/* The supervisor's corpus of a -workers campaign: every discovery taken from the log, written
+ * to disk before it counts as saved, rated and culled with corpus.c (docs/workers.md). */
+#ifndef SIFT_CAMPAIGN_H
+#define SIFT_CAMPAIGN_H
+
+#include "engine/corpus.h"
+#include "engine/dlog.h"
+#include "engine/outdir.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where a replayed input is on disk already. */
+#define SIFT_ON_QUEUE 1u /* in -out's queue */
+#define SIFT_ON_DIR   2u /* in the first corpus folder */
+#define SIFT_ON_SEED  4u /* an original seed: never copied into the corpus folder */
+
+typedef struct {
+    sift_corpus *corpus; /* features and sizes; inputs live in DATA */
+    uint8_t **data;      /* by position: the input while the entry is not evicted */
+    long *queue_id;      /* by position: its id in -out's queue, -1 when not there */
+    size_t *origin;      /* by position: the replayed item it came from, SIZE_MAX for finds */
+    size_t cap;
+    sift_corpus *in_queue, *in_dir; /* names on disk, as replay saw them */
+    const char *corpus_dir;         /* first corpus folder, NULL for none */
+    sift_outdir *out;               /* -out, NULL for none */
+    bool pending;                   /* entries added since the last settle */
+    uint64_t persist_lag_ns;        /* longest time from publication to written */
+    uint64_t last_find_ns;
+    sift_corpus *faults; /* names of the crashes and hangs saved */
+} sift_campaign;
+
+int sift_campaign_init(sift_campaign *c, const char *corpus_dir, sift_outdir *out);
+void sift_campaign_free(sift_campaign *c);
+
+/* Takes a live discovery E: adds it and writes it into the corpus folder and the queue (named
+ * DESC) before returning. Returns 1 when taken, 0 when the corpus has it already, -1 when it
+ * could not be written (with a message). */
+int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *desc);
+
+/* Takes a record of replayed item ITEM, which is on disk in the places of WHERE (queue id
+ * QUEUE_ID). Nothing is written until sift_campaign_reconcile. */
+void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item,
+                            unsigned where, long queue_id);
+
+/* After a replay: writes every entry into the places it is missing from, the queue name of
+ * a replayed item coming from DESCRIBE. Returns how many files it wrote, or -1. */
+typedef void (*sift_campaign_describe_fn)(void *ctx, size_t item, unsigned *where, char *desc,
+                                          size_t cap);
+long sift_campaign_reconcile(sift_campaign *c, sift_campaign_describe_fn describe, void *ctx);
+
+/* Recomputes favored entries and drops the inputs of evicted ones from memory. */
+void sift_campaign_settle(sift_campaign *c);
+
+/* Saves a crash or hang input into -out (once per distinct input). Returns 1 when saved, 0
+ * when it was saved before, -1 on failure. */
+int sift_campaign_fault(sift_campaign *c, bool hang, const uint8_t *data, size_t size,
+                        const char *desc);
+
+#endif
