@@ -19,13 +19,14 @@ COV_SRC    := $(wildcard src/rt/cov/*.c)
 RT_SRC     := $(wildcard src/rt/*.c)
 INTERPOSE_SRC := $(wildcard src/rt/interpose/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
-CC_SRC     := $(wildcard src/cc/*.c)
+INSTR_SRC  := $(wildcard src/cc/instrument*.c)
+CC_SRC     := $(filter-out $(INSTR_SRC),$(wildcard src/cc/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBS := $(BUILD)/lib/libsift-cov.a $(BUILD)/lib/libsift-rt.a $(BUILD)/lib/libsift-fuzzer.a \
         $(BUILD)/lib/libsift-interpose.a
-BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++
+BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++ $(BUILD)/bin/sift-instrument
 
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -71,6 +72,13 @@ TEST_LINK_test_sancov := -rdynamic -Wl,--whole-archive $(BUILD)/lib/libsift-rt.a
 $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
+
+# The value instrumenter works on LLVM bitcode through the LLVM-C API.
+$(call obj,$(INSTR_SRC)): CFLAGS += $(shell $(LLVM_CONFIG) --cflags)
+$(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(shell $(LLVM_CONFIG) --ldflags --libs core bitreader bitwriter analysis) \
+	    -o $@
 
 $(BUILD)/bin/sift-c++: $(BUILD)/bin/sift-cc
 	ln -sf sift-cc $@

@@ -1,6 +1,7 @@
 /* sift-cc / sift-c++: clang with sift's coverage instrumentation, linking sift's runtime. See
  * docs/runtime.md. */
 #include "cc/sift_cc_args.h"
+#include "cc/sift_cc_values.h"
 #include "sift/version.h"
 
 #include <errno.h>
@@ -65,6 +66,20 @@ static const char *const no_builtin[] = {"-fno-builtin-bcmp",        "-fno-built
                                          "-fno-builtin-strstr",      "-fno-builtin-strcasestr",
                                          "-fno-builtin-memmem",      NULL};
 
+/* Value instrumentation (docs/values.md) unless -fno-sift-values or SIFT_VALUES=0 says
+ * otherwise. */
+#define SIFT_VALUES_DEFAULT 0
+
+/* SIFT_VALUES=0 or 1 sets the default of -fsift-values; -1 after a one-line error. */
+static int values_default(void)
+{
+    const char *env = getenv("SIFT_VALUES");
+    if (!env || !*env) return SIFT_VALUES_DEFAULT;
+    if (!strcmp(env, "0") || !strcmp(env, "1")) return env[0] == '1';
+    fprintf(stderr, "sift-cc: SIFT_VALUES=%s: expected 0 or 1\n", env);
+    return -1;
+}
+
 static int run(const char *compiler, char **argv)
 {
     fflush(stdout);
@@ -106,7 +121,66 @@ int main(int argc, char **argv)
         }
     }
 
-    char **args = calloc((size_t)plan.nargs + 32, sizeof(*args));
+    /* sift's flags for compiling, and for linking, around the user's arguments. */
+    char *compile[24], *link[24];
+    int nc = 0, nl = 0;
+    if (!plan.user_coverage) compile[nc++] = SIFT_COVERAGE_FLAGS;
+    /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
+     * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
+    for (size_t i = 0; no_builtin[i]; i++)
+        compile[nc++] = (char *)no_builtin[i];
+    /* Searched after the system folders, so sift's headers never shadow the program's. */
+    if (have_dir && find_include(dir, include)) {
+        compile[nc++] = "-idirafter";
+        compile[nc++] = include;
+    }
+    compile[nc] = NULL;
+    if (plan.link != SIFT_CC_LINK_NONE) {
+        /* Shared objects loaded later resolve the callbacks against the executable. */
+        link[nl++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+        link[nl++] = "-Wl,--export-dynamic-symbol=__sift_values_*";
+        /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
+         * weak no-op, which would keep the linker from taking sift's out of the archive. */
+        /* A -x of the user's would make clang read the archives as source. */
+        link[nl++] = "-x";
+        link[nl++] = "none";
+        link[nl++] = "-Wl,--whole-archive";
+        link[nl++] = rt;
+        link[nl++] = "-Wl,--no-whole-archive";
+        /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
+         * sanitizer intercepts them already. */
+        if (!plan.interceptors) link[nl++] = interpose;
+        /* The engine, and main when the program has none, come out of the archive as needed. */
+        if (plan.link == SIFT_CC_LINK_FUZZER) {
+            link[nl++] = fuzzer;
+            link[nl++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
+        }
+        link[nl++] = "-lpthread";
+        link[nl++] = "-ldl";
+        link[nl++] = "-lm";
+    }
+    link[nl] = NULL;
+
+    int values = plan.values >= 0 ? plan.values : values_default();
+    if (values < 0) {
+        sift_cc_plan_free(&plan);
+        return 1;
+    }
+    if (values && sift_cc_values_applies(&plan)) {
+        char instrument[PATH_MAX];
+        if (!have_dir || !resolve(instrument, dir, "sift-instrument")) {
+            fprintf(stderr, "sift-cc: cannot find sift-instrument next to sift-cc\n");
+            sift_cc_plan_free(&plan);
+            return 1;
+        }
+        sift_cc_values_tools tools = {
+            .compiler = compiler, .instrument = instrument, .compile = compile, .link = link};
+        int rc = sift_cc_values_run(&plan, &tools);
+        sift_cc_plan_free(&plan);
+        return rc;
+    }
+
+    char **args = calloc((size_t)plan.nargs + nc + nl + 2, sizeof(*args));
     if (!args) {
         fprintf(stderr, "sift-cc: out of memory\n");
         sift_cc_plan_free(&plan);
@@ -114,41 +188,12 @@ int main(int argc, char **argv)
     }
     int n = 0;
     args[n++] = (char *)compiler;
-    if (!plan.user_coverage) args[n++] = SIFT_COVERAGE_FLAGS;
-    /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
-     * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
-    for (size_t i = 0; no_builtin[i]; i++)
-        args[n++] = (char *)no_builtin[i];
-    /* Searched after the system folders, so sift's headers never shadow the program's. */
-    if (have_dir && find_include(dir, include)) {
-        args[n++] = "-idirafter";
-        args[n++] = include;
-    }
+    for (int i = 0; i < nc; i++)
+        args[n++] = compile[i];
     for (int i = 0; i < plan.nargs; i++)
         args[n++] = plan.args[i];
-    if (plan.link != SIFT_CC_LINK_NONE) {
-        /* Shared objects loaded later resolve the callbacks against the executable. */
-        args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
-        /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
-         * weak no-op, which would keep the linker from taking sift's out of the archive. */
-        /* A -x of the user's would make clang read the archives as source. */
-        args[n++] = "-x";
-        args[n++] = "none";
-        args[n++] = "-Wl,--whole-archive";
-        args[n++] = rt;
-        args[n++] = "-Wl,--no-whole-archive";
-        /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
-         * sanitizer intercepts them already. */
-        if (!plan.interceptors) args[n++] = interpose;
-        /* The engine, and main when the program has none, come out of the archive as needed. */
-        if (plan.link == SIFT_CC_LINK_FUZZER) {
-            args[n++] = fuzzer;
-            args[n++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
-        }
-        args[n++] = "-lpthread";
-        args[n++] = "-ldl";
-        args[n++] = "-lm";
-    }
+    for (int i = 0; i < nl; i++)
+        args[n++] = link[i];
     args[n] = NULL;
     int rc = run(compiler, args);
     free(args);

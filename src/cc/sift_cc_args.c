@@ -60,6 +60,7 @@ typedef struct {
     bool inputs, compile_only, shared;
     bool user_coverage, version;
     unsigned interceptors; /* sanitizers in effect that intercept memcmp and friends */
+    int values;            /* -fsift-values / -fno-sift-values, -1 for neither */
 } scan_state;
 
 /* The sanitizers whose runtimes define memcmp, strcmp, ... weakly: linking sift's comparison
@@ -170,6 +171,17 @@ static int note(scan_state *s, const char *arg, bool has_next, int *used, char *
         }
         return 0;
     }
+    bool values_on = !strcmp(arg, "-fsift-values");
+    if (values_on || !strcmp(arg, "-fno-sift-values")) {
+        /* sift-cc's own flags: clang would refuse them. */
+        if (!keep) {
+            fprintf(stderr, "sift-cc: give %s on the command line, not in a response file\n", arg);
+            return -1;
+        }
+        s->values = values_on;
+        *keep = NULL;
+        return 0;
+    }
     if (keep && !(*keep = strdup(arg))) return out_of_memory();
     if (arg[0] != '-' || !arg[1])
         s->inputs = true;
@@ -183,7 +195,7 @@ static int note(scan_state *s, const char *arg, bool has_next, int *used, char *
         s->version = true;
     else if (!strcmp(arg, "-fmemory-profile"))
         s->interceptors |= 1u << 3;
-    else if (has_next && one_of(arg, separate_value))
+    else if (has_next && sift_cc_takes_value(arg))
         *used = 2;
     return 0;
 }
@@ -266,7 +278,7 @@ int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan)
     *plan = (sift_cc_plan){0};
     plan->args = calloc((size_t)argc + 1, sizeof(*plan->args));
     if (!plan->args) return out_of_memory();
-    scan_state s = {0};
+    scan_state s = {.values = -1};
     for (int i = 0; i < argc; i++) {
         int used = 1, rc;
         char *keep = NULL;
@@ -295,7 +307,13 @@ int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan)
     plan->user_coverage = s.user_coverage;
     plan->version = s.version;
     plan->interceptors = s.interceptors != 0;
+    plan->values = s.values;
     return 0;
+}
+
+bool sift_cc_takes_value(const char *arg)
+{
+    return one_of(arg, separate_value);
 }
 
 void sift_cc_plan_free(sift_cc_plan *plan)

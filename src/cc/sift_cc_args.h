@@ -18,6 +18,7 @@ typedef struct {
     bool user_coverage; /* the user chose the counter kind with -fsanitize-coverage= */
     bool version;       /* --version */
     bool interceptors;  /* a sanitizer that intercepts memcmp, strcmp, ... is in effect */
+    int values;         /* -fsift-values: 1, -fno-sift-values: 0 (the last wins), neither: -1 */
 } sift_cc_plan;
 
 /* Reads the user's arguments ARGV[0..ARGC-1] into PLAN. Response files (@file) are read to
@@ -26,5 +27,8 @@ typedef struct {
 int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan);
 
 void sift_cc_plan_free(sift_cc_plan *plan);
+
+/* Whether the driver flag ARG takes the next argument as its value ("-o", "-x", "-MF", ...). */
+bool sift_cc_takes_value(const char *arg);
 
 #endif

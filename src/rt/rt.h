@@ -2,8 +2,10 @@
 #ifndef SIFT_RT_H
 #define SIFT_RT_H
 
+#include "rt/values_abi.h"
 #include "sift/covmap.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -55,6 +57,12 @@ typedef struct {
  * edges back into the map (and the guard callback would call itself). */
 #define SIFT_RT_NOINSTR __attribute__((no_sanitize("coverage")))
 
+/* A module's table of instrumented functions (values.c), sorted by id. */
+typedef struct {
+    const sift_values_fn *fns;
+    size_t n;
+} sift_rt_values_table;
+
 typedef struct {
     sift_covmap *map;
     sift_counters cmp, values; /* allocated domains, hit through sift_hit() */
@@ -64,6 +72,12 @@ typedef struct {
     size_t npcs;
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
     size_t nguards;
+    unsigned values_mode; /* SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD (values.h); 0 = off */
+    sift_rt_values_table values_tables[SIFT_RT_MAX_MODULES]; /* in load order */
+    size_t nvalues_tables;
+    /* The SIGSEGV and SIGBUS handlers that sift_peek's handler passes other faults to. */
+    struct sigaction peek_prev[2];
+    bool peek_ready;
 } sift_rt_state;
 
 /* The process's coverage state. The sanitizer-coverage callbacks carry no context pointer, so

@@ -1,0 +1,317 @@
+/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks to a bitcode module that
+ * clang has optimised (and instrumented for coverage and sanitizers) already. Every function
+ * it plans calls __sift_values_enter at entry with its argument values in a stack array, and
+ * __sift_values_return before each return; a table of the module's functions, registered by a
+ * constructor, names what they pass. See docs/values.md. */
+#include "cc/instrument.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* sancov's constructors run at 2 as well: before the program's own, which may already reach
+ * instrumented code. */
+#define CTOR_PRIORITY 2
+
+typedef struct {
+    sift_instr_module m;
+    LLVMBuilderRef b;
+    LLVMTypeRef i8, i16, i32, i64, ptr, slot_type, fn_type, enter_type, return_type;
+    LLVMValueRef enter, ret;
+    unsigned dbg_kind;
+} instr;
+
+static void die(const char *path, const char *what, const char *detail)
+{
+    fprintf(stderr, "sift-instrument: %s: %s%s%s\n", path, what, detail ? ": " : "",
+            detail ? detail : "");
+    exit(1);
+}
+
+static LLVMValueRef declare_hook(instr *s, const char *name, LLVMTypeRef type)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(s->m.mod, name);
+    if (!fn) {
+        fn = LLVMAddFunction(s->m.mod, name, type);
+        unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(s->m.ctx, nounwind, 0));
+    }
+    return LLVMGlobalGetValueType(fn) == type ? fn : LLVMConstBitCast(fn, LLVMPointerType(type, 0));
+}
+
+static void set_up(instr *s)
+{
+    LLVMContextRef c = s->m.ctx;
+    s->b = LLVMCreateBuilderInContext(c);
+    s->i8 = LLVMInt8TypeInContext(c);
+    s->i16 = LLVMInt16TypeInContext(c);
+    s->i32 = LLVMInt32TypeInContext(c);
+    s->i64 = LLVMInt64TypeInContext(c);
+    s->ptr = LLVMPointerType(s->i8, 0);
+    /* The layout of values_abi.h's structs, field by field. */
+    s->slot_type = LLVMStructCreateNamed(c, "sift.values.slot");
+    LLVMTypeRef slot_fields[] = {s->ptr, s->i32, s->i16, s->i8, s->i8};
+    LLVMStructSetBody(s->slot_type, slot_fields, 5, 0);
+    s->fn_type = LLVMStructCreateNamed(c, "sift.values.fn");
+    LLVMTypeRef fn_fields[] = {
+        s->i64, s->ptr, s->ptr, s->i32, s->i16, s->i16, LLVMPointerType(s->slot_type, 0)};
+    LLVMStructSetBody(s->fn_type, fn_fields, 7, 0);
+    LLVMTypeRef fn_ptr = LLVMPointerType(s->fn_type, 0);
+    LLVMTypeRef enter_params[] = {fn_ptr, LLVMPointerType(s->i64, 0)};
+    LLVMTypeRef return_params[] = {fn_ptr, s->i64};
+    s->enter_type = LLVMFunctionType(LLVMVoidTypeInContext(c), enter_params, 2, 0);
+    s->return_type = LLVMFunctionType(LLVMVoidTypeInContext(c), return_params, 2, 0);
+    s->enter = declare_hook(s, SIFT_VALUES_ENTER_HOOK, s->enter_type);
+    s->ret = declare_hook(s, SIFT_VALUES_RETURN_HOOK, s->return_type);
+    s->dbg_kind = LLVMGetMDKindIDInContext(c, "dbg", 3);
+}
+
+/* A private constant C string, as an i8*. */
+static LLVMValueRef string_constant(instr *s, const char *text)
+{
+    LLVMValueRef init = LLVMConstStringInContext(s->m.ctx, text, (unsigned)strlen(text), 0);
+    LLVMValueRef g = LLVMAddGlobal(s->m.mod, LLVMTypeOf(init), "sift.values.str");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, 1);
+    return LLVMConstBitCast(g, s->ptr);
+}
+
+static LLVMValueRef int_constant(LLVMTypeRef t, uint64_t v)
+{
+    return LLVMConstInt(t, v, 0);
+}
+
+/* The table: one array of every function's slots and one of the functions (sorted by id),
+ * so that a module adds two globals and its strings. Returns the functions' array. */
+static LLVMValueRef emit_table(instr *s, sift_instr_fn *fns, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += fns[i].nslots;
+    LLVMValueRef *slots = calloc(total ? total : 1, sizeof(*slots));
+    LLVMValueRef *entries = calloc(n, sizeof(*entries));
+    if (!slots || !entries) die(s->m.source, "out of memory", NULL);
+    LLVMTypeRef slots_type = LLVMArrayType(s->slot_type, (unsigned)total);
+    LLVMValueRef slots_global = LLVMAddGlobal(s->m.mod, slots_type, "sift.values.slots");
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef first = LLVMConstNull(LLVMPointerType(s->slot_type, 0));
+        if (fns[i].nslots) {
+            LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, at)};
+            first = LLVMConstInBoundsGEP2(slots_type, slots_global, index, 2);
+        }
+        for (unsigned k = 0; k < fns[i].nslots; k++, at++) {
+            const sift_instr_slot *sl = &fns[i].slots[k];
+            LLVMValueRef fields[] = {string_constant(s, sl->name), int_constant(s->i32, sl->offset),
+                                     int_constant(s->i16, sl->arg), int_constant(s->i8, sl->kind),
+                                     int_constant(s->i8, sl->type)};
+            slots[at] = LLVMConstNamedStruct(s->slot_type, fields, 5);
+        }
+        LLVMValueRef fields[] = {
+            int_constant(s->i64, fns[i].id),
+            string_constant(s, fns[i].name),
+            string_constant(s, fns[i].file),
+            int_constant(s->i32, fns[i].line),
+            int_constant(s->i16, fns[i].nargs),
+            int_constant(s->i16, fns[i].nslots),
+            first,
+        };
+        entries[i] = LLVMConstNamedStruct(s->fn_type, fields, 7);
+    }
+    LLVMSetInitializer(slots_global, LLVMConstArray(s->slot_type, slots, (unsigned)total));
+    LLVMSetGlobalConstant(slots_global, 1);
+    LLVMSetLinkage(slots_global, LLVMPrivateLinkage);
+    LLVMValueRef table =
+        LLVMAddGlobal(s->m.mod, LLVMArrayType(s->fn_type, (unsigned)n), "sift.values.table");
+    LLVMSetInitializer(table, LLVMConstArray(s->fn_type, entries, (unsigned)n));
+    LLVMSetGlobalConstant(table, 1);
+    LLVMSetLinkage(table, LLVMPrivateLinkage);
+    free(slots);
+    free(entries);
+    return table;
+}
+
+static LLVMValueRef to_i64(instr *s, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMBuildPtrToInt(s->b, v, s->i64, "");
+    unsigned bits = LLVMGetIntTypeWidth(t);
+    if (bits < 64) return LLVMBuildZExt(s->b, v, s->i64, "");
+    return bits == 64 ? v : LLVMBuildTrunc(s->b, v, s->i64, "");
+}
+
+/* Inserted code gets a location (the function's line, or the return's), so that a stack trace
+ * through a hook points at the function rather than at nothing. */
+static void locate(instr *s, LLVMMetadataRef sp, unsigned line, LLVMMetadataRef at)
+{
+    if (!at && sp) at = LLVMDIBuilderCreateDebugLocation(s->m.ctx, line, 0, sp, NULL);
+    LLVMSetCurrentDebugLocation2(s->b, at);
+}
+
+static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
+{
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(p->fn);
+    LLVMPositionBuilderBefore(s->b, LLVMGetFirstInstruction(entry));
+    locate(s, p->sp, p->line, NULL);
+    LLVMTypeRef array_type = LLVMArrayType(s->i64, p->nargs ? p->nargs : 1);
+    LLVMValueRef array = LLVMBuildAlloca(s->b, array_type, "sift.values.args");
+    for (unsigned i = 0; i < p->nargs; i++) {
+        LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
+        LLVMValueRef at = LLVMBuildInBoundsGEP2(s->b, array_type, array, index, 2, "");
+        LLVMBuildStore(s->b, to_i64(s, p->args[i]), at);
+    }
+    LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
+    LLVMValueRef args[] = {desc, LLVMBuildInBoundsGEP2(s->b, array_type, array, first, 2, "")};
+    LLVMBuildCall2(s->b, s->enter_type, s->enter, args, 2, "");
+}
+
+/* A musttail call must be followed by the return (and at most a bitcast): nothing can go in
+ * between, so such returns go unrecorded. */
+static bool after_musttail(LLVMValueRef ret)
+{
+    LLVMValueRef prev = LLVMGetPreviousInstruction(ret);
+    if (prev && LLVMIsABitCastInst(prev)) prev = LLVMGetPreviousInstruction(prev);
+    if (!prev || !LLVMIsACallInst(prev) || !LLVMIsTailCall(prev)) return false;
+    char *text = LLVMPrintValueToString(prev);
+    bool must = strstr(text, "musttail") != NULL;
+    LLVMDisposeMessage(text);
+    return must;
+}
+
+static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
+{
+    bool has_slot = p->nslots && p->slots[p->nslots - 1].kind == SIFT_VALUES_RETURN;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
+        if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet || after_musttail(ret)) continue;
+        LLVMPositionBuilderBefore(s->b, ret);
+        locate(s, p->sp, p->line, LLVMInstructionGetDebugLoc(ret));
+        LLVMValueRef value = has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : int_constant(s->i64, 0);
+        LLVMValueRef args[] = {desc, value};
+        LLVMBuildCall2(s->b, s->return_type, s->ret, args, 2, "");
+    }
+}
+
+/* Appends the registration constructor to llvm.global_ctors, keeping the entries there. */
+static void register_table(instr *s, LLVMValueRef table, size_t n)
+{
+    LLVMTypeRef void_fn = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), NULL, 0, 0);
+    LLVMValueRef ctor = LLVMAddFunction(s->m.mod, "sift.values.register", void_fn);
+    LLVMSetLinkage(ctor, LLVMInternalLinkage);
+    LLVMPositionBuilderAtEnd(s->b, LLVMAppendBasicBlockInContext(s->m.ctx, ctor, ""));
+    LLVMSetCurrentDebugLocation2(s->b, NULL);
+    LLVMTypeRef reg_params[] = {s->i32, LLVMPointerType(s->fn_type, 0), s->i64};
+    LLVMTypeRef reg_type = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), reg_params, 3, 0);
+    LLVMValueRef reg = declare_hook(s, SIFT_VALUES_REGISTER_HOOK, reg_type);
+    LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
+    LLVMValueRef args[] = {int_constant(s->i32, SIFT_VALUES_ABI),
+                           LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, first, 2),
+                           int_constant(s->i64, n)};
+    LLVMBuildCall2(s->b, reg_type, reg, args, 3, "");
+    LLVMBuildRetVoid(s->b);
+
+    LLVMValueRef old = LLVMGetNamedGlobal(s->m.mod, "llvm.global_ctors");
+    LLVMTypeRef entry_type;
+    unsigned count = 0;
+    if (old) {
+        entry_type = LLVMGetElementType(LLVMGlobalGetValueType(old));
+        count = LLVMGetArrayLength(LLVMGlobalGetValueType(old));
+    } else {
+        LLVMTypeRef fields[] = {s->i32, LLVMPointerType(void_fn, 0), s->ptr};
+        entry_type = LLVMStructTypeInContext(s->m.ctx, fields, 3, 0);
+    }
+    LLVMValueRef *entries = calloc(count + 1, sizeof(*entries));
+    if (!entries) die(s->m.source, "out of memory", NULL);
+    LLVMValueRef init = old ? LLVMGetInitializer(old) : NULL;
+    for (unsigned i = 0; i < count; i++)
+        entries[i] = LLVMGetOperand(init, i);
+    LLVMValueRef fields[] = {int_constant(s->i32, CTOR_PRIORITY), ctor, LLVMConstNull(s->ptr)};
+    entries[count] = LLVMConstNamedStruct(entry_type, fields, 3);
+    if (old) LLVMDeleteGlobal(old);
+    LLVMValueRef array = LLVMConstArray(entry_type, entries, count + 1);
+    LLVMValueRef ctors = LLVMAddGlobal(s->m.mod, LLVMTypeOf(array), "llvm.global_ctors");
+    LLVMSetInitializer(ctors, array);
+    LLVMSetLinkage(ctors, LLVMAppendingLinkage);
+    free(entries);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const sift_instr_fn *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void instrument(instr *s)
+{
+    size_t n = 0, cap = 0;
+    sift_instr_fn *fns = NULL;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(s->m.mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!sift_instr_wanted(fn)) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            sift_instr_fn *grown = realloc(fns, cap * sizeof(*fns));
+            if (!grown) die(s->m.source, "out of memory", NULL);
+            fns = grown;
+        }
+        if (!sift_instr_plan(&s->m, fn, &fns[n++])) die(s->m.source, "out of memory", NULL);
+    }
+    if (n == 0) return;
+    qsort(fns, n, sizeof(*fns), by_id);
+    LLVMValueRef table = emit_table(s, fns, n);
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
+        LLVMValueRef desc = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, index, 2);
+        hook_entry(s, &fns[i], desc);
+        hook_returns(s, &fns[i], desc);
+        sift_instr_plan_free(&fns[i]);
+    }
+    free(fns);
+    register_table(s, table, n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (argv[i][0] != '-' && !in)
+            in = argv[i];
+        else
+            die(argv[i], "unexpected argument (usage: sift-instrument IN.bc -o OUT.bc)", NULL);
+    }
+    if (!in || !out) die("sift-instrument", "usage: sift-instrument IN.bc -o OUT.bc", NULL);
+    instr s = {.m.ctx = LLVMContextCreate()};
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(in, &buf, &msg)) die(in, "cannot read", msg);
+    if (LLVMParseBitcodeInContext2(s.m.ctx, buf, &s.m.mod)) die(in, "not LLVM bitcode", NULL);
+    LLVMDisposeMemoryBuffer(buf);
+    size_t len;
+    const char *source = LLVMGetSourceFileName(s.m.mod, &len);
+    char *source_copy =
+        sift_instr_strdup(source && len ? source : in, source && len ? len : strlen(in));
+    if (!source_copy) die(in, "out of memory", NULL);
+    s.m.source = source_copy;
+    s.m.layout = LLVMGetModuleDataLayout(s.m.mod);
+    set_up(&s);
+    instrument(&s);
+    if (LLVMVerifyModule(s.m.mod, LLVMReturnStatusAction, &msg)) {
+        char *nl = strchr(msg, '\n');
+        if (nl) *nl = '\0';
+        die(in, "the instrumented module does not verify", msg);
+    }
+    if (LLVMWriteBitcodeToFile(s.m.mod, out) != 0) die(out, "cannot write", NULL);
+    LLVMDisposeBuilder(s.b);
+    LLVMDisposeModule(s.m.mod);
+    LLVMContextDispose(s.m.ctx);
+    free(source_copy);
+    return 0;
+}

@@ -1,0 +1,79 @@
+/* sift-instrument: adds function-boundary value hooks to an LLVM bitcode module. The parts
+ * share this plan of one function, built by instrument_plan.c from the IR and its debug
+ * information (instrument_debug.c), and turned into code and tables by instrument.c. */
+#ifndef SIFT_INSTRUMENT_H
+#define SIFT_INSTRUMENT_H
+
+#include "rt/values_abi.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Fields taken from one function, over all its pointer arguments. */
+#define SIFT_INSTR_MAX_FIELDS 32
+#define SIFT_INSTR_MAX_SLOTS  (SIFT_VALUES_MAX_ARGS + SIFT_INSTR_MAX_FIELDS + 1)
+
+typedef struct {
+    char *name; /* allocated */
+    uint32_t offset;
+    uint16_t arg;
+    uint8_t kind, type;
+} sift_instr_slot;
+
+typedef struct {
+    LLVMValueRef fn;
+    LLVMMetadataRef sp; /* its DISubprogram, or NULL */
+    uint64_t id;
+    char *name, *file; /* allocated */
+    unsigned line;
+    unsigned nargs, nslots;
+    LLVMValueRef args[SIFT_VALUES_MAX_ARGS]; /* the IR argument of each ARG slot */
+    sift_instr_slot slots[SIFT_INSTR_MAX_SLOTS];
+} sift_instr_fn;
+
+/* What the plan needs of the module. */
+typedef struct {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMTargetDataRef layout;
+    const char *source; /* the module's source file name */
+} sift_instr_module;
+
+/* Whether FN gets hooks: a definition that emits code, not sift's or a sanitizer's own. */
+bool sift_instr_wanted(LLVMValueRef fn);
+
+/* Plans FN's slots into OUT. Returns false when out of memory. */
+bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn *out);
+
+void sift_instr_plan_free(sift_instr_fn *plan);
+
+/* Debug information, all optional: every function returns NULL (or false) where the module
+ * has none for what is asked. Strings are allocated. */
+
+/* The source name of the function of subprogram SP, qualified by its namespaces and classes,
+ * and its file. */
+char *sift_instr_di_name(LLVMContextRef ctx, LLVMMetadataRef sp);
+char *sift_instr_di_file(LLVMMetadataRef sp);
+
+/* The name and type of the variable that FN's debug information gives its argument ARG. */
+char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp, LLVMValueRef arg,
+                        LLVMMetadataRef *type);
+
+/* The type SP's debug information gives its return value. */
+LLVMMetadataRef sift_instr_di_return(LLVMContextRef ctx, LLVMMetadataRef sp);
+
+/* The member path ("state", "hdr.len") at OFFSET_BITS in the struct that TYPE (a pointer,
+ * reference or typedef of one) points to, and the member's type. */
+char *sift_instr_di_member(LLVMContextRef ctx, LLVMMetadataRef type, uint64_t offset_bits,
+                           LLVMMetadataRef *member_type);
+
+/* Whether TYPE, typedefs and qualifiers removed, is an unsigned integer type. */
+bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
+
+/* A copy of TEXT, or of its first LEN bytes. */
+char *sift_instr_strdup(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,43 @@
+/* Function-boundary values: what the hooks of sift-instrument's code do with the arguments,
+ * fields and return values they receive. See docs/values.md. */
+#ifndef SIFT_VALUES_H
+#define SIFT_VALUES_H
+
+#include "rt/rt.h"
+#include "rt/values_abi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Modes, combined in rt->values_mode. Off (0) until the engine says otherwise: a program that
+ * no engine drives runs its hooks as returns. */
+#define SIFT_VALUES_FEATURES 1u /* count each value as a feature of the VALUES domain */
+#define SIFT_VALUES_RECORD   2u /* push each value into the thread's ring (trace mode) */
+
+/* Sets what the hooks do. A mode that reads fields first puts sift_peek's fault handler in
+ * front of those in place (so call it after the engine installed its own). */
+void sift_values_set_mode(sift_rt_state *rt, unsigned mode);
+
+/* The bucket of VALUE in a slot of type TYPE (SIFT_VALUES_WIDTH and flags):
+ *   0..32    the values -16..16, one each
+ *   33..92   larger positive values, by magnitude: 33 + floor(log2(v)) - 4
+ *   93..152  smaller negative values (signed types only): 93 + floor(log2(-v)) - 4
+ *   153, 154 a null and a non-null pointer */
+unsigned sift_values_bucket(uint64_t value, uint8_t type);
+
+/* VALUE as its slot's type reads it: sign-extended from the width when signed, else cut to
+ * the width. */
+int64_t sift_values_signed(uint64_t value, uint8_t type);
+
+/* The counter of the VALUES domain that slot SLOT of the function with id FN hits with a
+ * value of bucket BUCKET. */
+size_t sift_values_feature(uint64_t fn, unsigned slot, unsigned bucket);
+
+/* The registered function with id ID, or NULL. */
+const sift_values_fn *sift_values_lookup(const sift_rt_state *rt, uint64_t id);
+
+/* Number of functions in the registered tables. */
+size_t sift_values_count(const sift_rt_state *rt);
+
+#endif

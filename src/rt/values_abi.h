@@ -1,0 +1,67 @@
+/* What sift-instrument compiles into a module and the runtime reads: the tables that describe
+ * instrumented functions, and the hooks their code calls. sift-instrument builds these structs
+ * as LLVM constants, field by field, so their layout is part of the contract: change it only
+ * with SIFT_VALUES_ABI. */
+#ifndef SIFT_VALUES_ABI_H
+#define SIFT_VALUES_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Passed to the registration hook; a module built for another layout is ignored. */
+#define SIFT_VALUES_ABI 1
+
+/* The hooks' names, as the instrumenter declares them. */
+#define SIFT_VALUES_ENTER_HOOK    "__sift_values_enter"
+#define SIFT_VALUES_RETURN_HOOK   "__sift_values_return"
+#define SIFT_VALUES_REGISTER_HOOK "__sift_values_register"
+
+typedef enum {
+    SIFT_VALUES_ARG = 0,    /* an argument, recorded at entry */
+    SIFT_VALUES_FIELD = 1,  /* an integer field of a pointer argument's struct, at entry */
+    SIFT_VALUES_RETURN = 2, /* the returned value */
+} sift_values_kind;
+
+/* A slot's type: its width in bytes (1, 2, 4 or 8) in the low bits, and flags. */
+#define SIFT_VALUES_WIDTH   0x0f
+#define SIFT_VALUES_SIGNED  0x10 /* sign-extend from the width */
+#define SIFT_VALUES_POINTER 0x20 /* an address: only null or not counts */
+
+/* Limits the instrumenter keeps to: argument slots per function (they are passed in one
+ * array), and fields taken from one pointer argument's struct. */
+#define SIFT_VALUES_MAX_ARGS   32
+#define SIFT_VALUES_MAX_FIELDS 8
+
+typedef struct {
+    const char *name; /* "len", "conn->state", "arg2", "arg0->field3", "return" */
+    uint32_t offset;  /* FIELD: byte offset in the struct */
+    uint16_t arg;     /* FIELD: the ARG slot that holds the struct's address */
+    uint8_t kind;     /* sift_values_kind */
+    uint8_t type;     /* width and flags */
+} sift_values_slot;
+
+/* One instrumented function. Slots come in a fixed order: ARG slots first (the hook's array
+ * holds their values in this order), then FIELD slots, then at most one RETURN slot. */
+typedef struct sift_values_fn {
+    uint64_t id;      /* stable across builds and modules: a hash of the function's name */
+    const char *name; /* the source name, qualified in C++ ("ns::cls::step"); else the symbol */
+    const char *file; /* the source file, as the compiler saw it */
+    uint32_t line;    /* 0 without debug information */
+    uint16_t nargs;   /* ARG slots */
+    uint16_t nslots;  /* all slots */
+    const sift_values_slot *slots;
+} sift_values_fn;
+
+_Static_assert(sizeof(sift_values_slot) == 16, "sift-instrument emits 16-byte slots");
+_Static_assert(sizeof(sift_values_fn) == 40, "sift-instrument emits 40-byte function entries");
+
+/* Called at entry of every instrumented function with its ARG values, each zero-extended to
+ * 64 bits (pointers as addresses), and before each return with the returned value (0 when the
+ * function returns nothing the runtime records). */
+void __sift_values_enter(const sift_values_fn *fn, const uint64_t *args);
+void __sift_values_return(const sift_values_fn *fn, uint64_t value);
+
+/* Called by each instrumented module's constructor with its table, sorted by id. */
+void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n);
+
+#endif
