@@ -13,6 +13,7 @@ selffuzz_obj = $(patsubst %.c,$(SELFFUZZ_DIR)/obj/%.o,$(1))
 $(SELFFUZZ_DIR)/bin/flags: $(call selffuzz_obj,src/engine/flags.c)
 $(SELFFUZZ_DIR)/bin/dict: $(call selffuzz_obj,src/engine/dict.c)
 $(SELFFUZZ_DIR)/bin/export: $(call selffuzz_obj,$(COV_SRC))
+$(SELFFUZZ_DIR)/bin/names: $(call selffuzz_obj,src/engine/outdir.c)
 
 $(SELFFUZZ_DIR)/obj/%.o: %.c $(BINS)
 	@mkdir -p $(dir $@)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* One test each; a harness added to fuzz/ without one here fails every_harness_is_run. */
-#define HARNESSES(X) X(flags) X(dict) X(export)
+#define HARNESSES(X) X(flags) X(dict) X(export) X(names)
 #define NAME(h)      #h,
 static const char *const harnesses[] = {HARNESSES(NAME)};
 
