@@ -26,10 +26,8 @@ struct node {
 };
 
 struct feat {
-    double inv;     /* 1 / freq as of the last update */
-    uint32_t freq;  /* entries having the feature */
-    uint32_t top;   /* index of the top-rated entry */
-    uint32_t cover; /* during an update: favored entries having it */
+    uint32_t freq; /* entries having the feature */
+    uint32_t top;  /* index of the top-rated entry */
 };
 
 struct sift_corpus {
@@ -38,6 +36,10 @@ struct sift_corpus {
     uint32_t *by_cost; /* entry indices by cost, then index: the order of pruning */
     size_t n, cap;
     struct feat *feats; /* by dense index, in order of discovery */
+    /* Also by dense index, apart from feats: an update reads one of them per feature of every
+     * entry, and denser arrays keep more of those reads in cache. */
+    double *inv;     /* 1 / freq as of the last update */
+    uint32_t *cover; /* during an update: favored entries having it */
     size_t nfeats, featcap;
     sift_featmap fmap;
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
@@ -63,6 +65,8 @@ void sift_corpus_free(sift_corpus *c)
     free(c->fen);
     free(c->by_cost);
     free(c->feats);
+    free(c->inv);
+    free(c->cover);
     free(c->names);
     sift_featmap_free(&c->fmap);
     free(c);
@@ -142,6 +146,12 @@ static int reserve_feats(sift_corpus *c, size_t extra)
     struct feat *feats = realloc(c->feats, cap * sizeof(*feats));
     if (!feats) return -1;
     c->feats = feats;
+    double *inv = realloc(c->inv, cap * sizeof(*inv));
+    if (!inv) return -1;
+    c->inv = inv;
+    uint32_t *cover = realloc(c->cover, cap * sizeof(*cover));
+    if (!cover) return -1;
+    c->cover = cover;
     c->featcap = cap;
     return 0;
 }
@@ -283,33 +293,28 @@ static void reweigh(sift_corpus *c, size_t i)
 /* The minimal covering set. Greedy like AFL's cull_queue: in order of discovery, each feature
  * not yet covered makes its top-rated entry favored, covering all of that entry's features.
  * Greedy picks can be made redundant by later ones, so a second pass drops, costliest first,
- * every favored entry whose features all have another favored holder. */
+ * every favored entry whose features all have another favored holder. COVER starts at zero. */
 static void choose_favored(sift_corpus *c)
 {
+    /* An entry is picked at most once (its features are all covered then), so counting here
+     * leaves in COVER the number of favored entries having each feature. */
     for (size_t f = 0; f < c->nfeats; f++) {
-        if (c->feats[f].cover) continue;
+        if (c->cover[f]) continue;
         struct node *nd = c->nodes[c->feats[f].top];
         nd->e.favored = true;
         for (size_t j = 0; j < nd->e.nfeatures; j++)
-            c->feats[nd->fids[j]].cover = 1;
-    }
-    for (size_t f = 0; f < c->nfeats; f++)
-        c->feats[f].cover = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        const struct node *nd = c->nodes[i];
-        for (size_t j = 0; nd->e.favored && j < nd->e.nfeatures; j++)
-            c->feats[nd->fids[j]].cover++;
+            c->cover[nd->fids[j]]++;
     }
     for (size_t r = c->n; r--;) {
         struct node *nd = c->nodes[c->by_cost[r]];
         if (!nd->e.favored) continue;
         size_t j = 0;
-        while (j < nd->e.nfeatures && c->feats[nd->fids[j]].cover > 1)
+        while (j < nd->e.nfeatures && c->cover[nd->fids[j]] > 1)
             j++;
         if (j < nd->e.nfeatures) continue;
         nd->e.favored = false;
         for (j = 0; j < nd->e.nfeatures; j++)
-            c->feats[nd->fids[j]].cover--;
+            c->cover[nd->fids[j]]--;
     }
 }
 
@@ -317,8 +322,8 @@ void sift_corpus_update(sift_corpus *c)
 {
     if (!c || !c->dirty) return;
     for (size_t f = 0; f < c->nfeats; f++) {
-        c->feats[f].cover = 0;
-        c->feats[f].inv = 1.0 / c->feats[f].freq;
+        c->cover[f] = 0;
+        c->inv[f] = 1.0 / c->feats[f].freq;
     }
     /* Nobody loses a top rating back to an older entry, so eviction is for good. A corpus
      * without any feature evicts nothing, so that featureless seeds still get fuzzed. */
@@ -335,7 +340,7 @@ void sift_corpus_update(sift_corpus *c)
         if (!nd->e.evicted) {
             double share = c->nfeats ? 0 : 1;
             for (size_t j = 0; j < nd->e.nfeatures; j++)
-                share += c->feats[nd->fids[j]].inv;
+                share += c->inv[nd->fids[j]];
             nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0);
             c->nactive++;
             c->nfavored += nd->e.favored;
