@@ -62,6 +62,11 @@ static const struct {
     {"artifact_prefix", offsetof(sift_options, artifact_prefix), 1},
     {"exact_artifact_path", offsetof(sift_options, exact_artifact_path), 0},
     {"stats_file", offsetof(sift_options, stats_file), 0},
+    {"out", offsetof(sift_options, out), 0},
+    {"sync_dir", offsetof(sift_options, sync_dir), 0},
+    {"name", offsetof(sift_options, name), 0},
+    {"trace", offsetof(sift_options, trace), 0},
+    {"trace_format", offsetof(sift_options, trace_format), 1},
 };
 
 #define NINTS    (sizeof(ints) / sizeof(ints[0]))

@@ -276,19 +276,28 @@ static void instrument(instr *s)
     register_table(s, table, n);
 }
 
+#define USAGE "usage: sift-instrument [-max-struct BYTES] IN.bc -o OUT.bc"
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
+    uint64_t max_struct = SIFT_INSTR_MAX_STRUCT;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+        char *end;
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
-        else if (argv[i][0] != '-' && !in)
+        } else if (!strcmp(argv[i], "-max-struct") && i + 1 < argc) {
+            max_struct = strtoull(argv[++i], &end, 10);
+            if (*end || !*argv[i] || argv[i][0] == '-')
+                die(argv[i], "-max-struct takes a number of bytes", NULL);
+        } else if (argv[i][0] != '-' && !in) {
             in = argv[i];
-        else
-            die(argv[i], "unexpected argument (usage: sift-instrument IN.bc -o OUT.bc)", NULL);
+        } else {
+            die(argv[i], "unexpected argument (" USAGE ")", NULL);
+        }
     }
-    if (!in || !out) die("sift-instrument", "usage: sift-instrument IN.bc -o OUT.bc", NULL);
-    instr s = {.m.ctx = LLVMContextCreate()};
+    if (!in || !out) die("sift-instrument", USAGE, NULL);
+    instr s = {.m.ctx = LLVMContextCreate(), .m.max_struct = max_struct};
     LLVMMemoryBufferRef buf;
     char *msg = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(in, &buf, &msg)) die(in, "cannot read", msg);

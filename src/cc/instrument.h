@@ -39,8 +39,14 @@ typedef struct {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMTargetDataRef layout;
-    const char *source; /* the module's source file name */
+    const char *source;  /* the module's source file name */
+    uint64_t max_struct; /* fields are read from structs of at most this many bytes */
 } sift_instr_module;
+
+/* The default of max_struct: state machines keep their state in small structs, while a large
+ * struct is most often a program's or library's context (libpng's png_struct is 1.3 KB),
+ * passed to nearly every function, whose fields would be read on every call. */
+#define SIFT_INSTR_MAX_STRUCT 256
 
 /* Whether FN gets hooks: a definition that emits code, not sift's or a sanitizer's own. */
 bool sift_instr_wanted(LLVMValueRef fn);
@@ -72,6 +78,10 @@ char *sift_instr_di_member(LLVMContextRef ctx, LLVMMetadataRef type, uint64_t of
 
 /* Whether TYPE, typedefs and qualifiers removed, is an unsigned integer type. */
 bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
+
+/* Where unoptimised code keeps FN's argument ARG: the address the entry block stores it at,
+ * or NULL. */
+LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
 
 /* A copy of TEXT, or of its first LEN bytes. */
 char *sift_instr_strdup(const char *text, size_t len);

@@ -139,8 +139,7 @@ static bool is_debug_call(LLVMValueRef inst)
            (len == 16 && !memcmp(name, "llvm.dbg.declare", 16));
 }
 
-/* Where unoptimised code keeps ARG: the address of the entry block's store of it. */
-static LLVMValueRef spill_slot(LLVMValueRef fn, LLVMValueRef arg)
+LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg)
 {
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
     for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i; i = LLVMGetNextInstruction(i))
@@ -153,7 +152,7 @@ char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp,
 {
     *type = NULL;
     if (!sp) return NULL;
-    LLVMValueRef spill = spill_slot(fn, arg);
+    LLVMValueRef spill = sift_instr_spill_slot(fn, arg);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
             if (!is_debug_call(i)) continue;

@@ -113,9 +113,80 @@ static bool add_slot(sift_instr_fn *p, char *name, uint8_t kind, uint8_t type, u
     return true;
 }
 
+/* Loads through one pointer argument that the analysis below keeps track of. */
+#define MAX_LOADED 64
+
+/* The constant byte offset from ARG that the pointer V holds: V is ARG or its reload from
+ * SPILL, or a cast or constant-index GEP of such a pointer. */
+static bool offset_from(const sift_instr_module *m, LLVMValueRef v, LLVMValueRef arg,
+                        LLVMValueRef spill, int depth, uint64_t *off)
+{
+    if (v == arg || (spill && LLVMIsALoadInst(v) && LLVMGetOperand(v, 0) == spill)) {
+        *off = 0;
+        return true;
+    }
+    if (depth > 8) return false;
+    if (LLVMIsABitCastInst(v))
+        return offset_from(m, LLVMGetOperand(v, 0), arg, spill, depth + 1, off);
+    uint64_t base;
+    if (!LLVMIsAGetElementPtrInst(v) ||
+        !offset_from(m, LLVMGetOperand(v, 0), arg, spill, depth + 1, &base))
+        return false;
+    LLVMTypeRef t = LLVMGetGEPSourceElementType(v);
+    int64_t total = 0;
+    for (int i = 1; i < LLVMGetNumOperands(v); i++) {
+        LLVMValueRef index = LLVMGetOperand(v, (unsigned)i);
+        if (!LLVMIsAConstantInt(index)) return false;
+        long long k = LLVMConstIntGetSExtValue(index);
+        if (i > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) {
+            total += (int64_t)LLVMOffsetOfElement(m->layout, t, (unsigned)k);
+            t = LLVMStructGetTypeAtIndex(t, (unsigned)k);
+            continue;
+        }
+        if (i > 1 && LLVMGetTypeKind(t) != LLVMArrayTypeKind) return false;
+        if (i > 1) t = LLVMGetElementType(t);
+        total += k * (int64_t)LLVMABISizeOfType(m->layout, t);
+    }
+    if (total < 0) return false;
+    *off = base + (uint64_t)total;
+    return true;
+}
+
+/* The offsets FN loads from through its argument ARG, into OUT (at most MAX_LOADED). The
+ * fields a function reads are those its behaviour depends on: recording only them keeps the
+ * cost and the features to what matters, where a large struct passed everywhere (a library's
+ * context) would otherwise add its first few fields to every call. */
+static size_t loaded_offsets(const sift_instr_module *m, LLVMValueRef fn, LLVMValueRef arg,
+                             uint64_t *out)
+{
+    LLVMValueRef spill = sift_instr_spill_slot(fn, arg);
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            uint64_t off;
+            if (!LLVMIsALoadInst(i) || !offset_from(m, LLVMGetOperand(i, 0), arg, spill, 0, &off))
+                continue;
+            size_t k = 0;
+            while (k < n && out[k] != off)
+                k++;
+            if (k == n && n < MAX_LOADED) out[n++] = off;
+        }
+    }
+    return n;
+}
+
+static bool is_loaded(const uint64_t *loaded, size_t n, uint64_t off)
+{
+    for (size_t i = 0; i < n; i++)
+        if (loaded[i] == off) return true;
+    return false;
+}
+
 typedef struct {
     const sift_instr_module *m;
     sift_instr_fn *plan;
+    const uint64_t *loaded; /* offsets the function reads through the pointer */
+    size_t nloaded;
     uint16_t arg;             /* the ARG slot of the pointer */
     const char *arg_name;     /* its name */
     LLVMMetadataRef pointer;  /* its debug type, or NULL */
@@ -141,7 +212,8 @@ static bool add_fields(field_walk *w, LLVMTypeRef t, uint64_t base, const char *
         } else if (LLVMGetTypeKind(ft) == LLVMIntegerTypeKind && at <= UINT32_MAX) {
             unsigned bits = LLVMGetIntTypeWidth(ft);
             /* Only whole loads of 1, 2, 4 or 8 bytes: sift_peek reads no other widths. */
-            if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+            if ((bits == 8 || bits == 16 || bits == 32 || bits == 64) &&
+                is_loaded(w->loaded, w->nloaded, at)) {
                 LLVMMetadataRef member_type = NULL;
                 char *member =
                     w->pointer ? sift_instr_di_member(w->m->ctx, w->pointer, at * 8, &member_type)
@@ -201,10 +273,14 @@ static bool plan_fields(const sift_instr_module *m, sift_instr_fn *p, char **nam
             index++;
         /* An sret pointer's struct is still to be written when the function starts. */
         if (LLVMGetTypeKind(pointee) != LLVMStructTypeKind || LLVMIsOpaqueStruct(pointee) ||
+            LLVMABISizeOfType(m->layout, pointee) > m->max_struct ||
             has_param_attribute(p->fn, index + 1, "sret"))
             continue;
+        uint64_t loaded[MAX_LOADED];
         field_walk w = {.m = m,
                         .plan = p,
+                        .loaded = loaded,
+                        .nloaded = loaded_offsets(m, p->fn, p->args[a], loaded),
                         .arg = (uint16_t)a,
                         .arg_name = names[a],
                         .pointer = types[a],

@@ -59,8 +59,9 @@ typedef struct {
     bool fuzzer, no_link; /* -fsanitize=fuzzer, -fsanitize=fuzzer-no-link */
     bool inputs, compile_only, shared;
     bool user_coverage, version;
-    unsigned interceptors; /* sanitizers in effect that intercept memcmp and friends */
-    int values;            /* -fsift-values / -fno-sift-values, -1 for neither */
+    unsigned interceptors;  /* sanitizers in effect that intercept memcmp and friends */
+    int values;             /* -fsift-values / -fno-sift-values, -1 for neither */
+    const char *max_struct; /* the value of -fsift-values-max-struct= */
 } scan_state;
 
 /* The sanitizers whose runtimes define memcmp, strcmp, ... weakly: linking sift's comparison
@@ -172,13 +173,22 @@ static int note(scan_state *s, const char *arg, bool has_next, int *used, char *
         return 0;
     }
     bool values_on = !strcmp(arg, "-fsift-values");
-    if (values_on || !strcmp(arg, "-fno-sift-values")) {
+    bool max_struct = starts(arg, "-fsift-values-max-struct=");
+    if (values_on || max_struct || !strcmp(arg, "-fno-sift-values")) {
         /* sift-cc's own flags: clang would refuse them. */
         if (!keep) {
             fprintf(stderr, "sift-cc: give %s on the command line, not in a response file\n", arg);
             return -1;
         }
-        s->values = values_on;
+        const char *n = max_struct ? arg + strlen("-fsift-values-max-struct=") : NULL;
+        if (n && (!*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 18)) {
+            fprintf(stderr, "sift-cc: %s: expected a number of bytes\n", arg);
+            return -1;
+        }
+        if (n)
+            s->max_struct = n;
+        else
+            s->values = values_on;
         *keep = NULL;
         return 0;
     }
@@ -308,6 +318,10 @@ int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan)
     plan->version = s.version;
     plan->interceptors = s.interceptors != 0;
     plan->values = s.values;
+    if (s.max_struct && !(plan->values_max_struct = strdup(s.max_struct))) {
+        sift_cc_plan_free(plan);
+        return out_of_memory();
+    }
     return 0;
 }
 
@@ -321,5 +335,6 @@ void sift_cc_plan_free(sift_cc_plan *plan)
     for (int i = 0; i < plan->nargs; i++)
         free(plan->args[i]);
     free(plan->args);
+    free(plan->values_max_struct);
     *plan = (sift_cc_plan){0};
 }

@@ -19,6 +19,7 @@ typedef struct {
     bool version;       /* --version */
     bool interceptors;  /* a sanitizer that intercepts memcmp, strcmp, ... is in effect */
     int values;         /* -fsift-values: 1, -fno-sift-values: 0 (the last wins), neither: -1 */
+    char *values_max_struct; /* N of -fsift-values-max-struct=N (digits), or NULL */
 } sift_cc_plan;
 
 /* Reads the user's arguments ARGV[0..ARGC-1] into PLAN. Response files (@file) are read to

@@ -293,7 +293,11 @@ static int compile_one(job *j, int n, int input, const char *obj)
     argv_free(&a);
     if (rc != 0) return rc;
 
-    char *instrument[] = {(char *)j->tools->instrument, bc, "-o", ibc, NULL};
+    char *instrument[] = {(char *)j->tools->instrument, bc, "-o", ibc, NULL, NULL, NULL};
+    if (j->plan->values_max_struct) {
+        instrument[4] = "-max-struct";
+        instrument[5] = j->plan->values_max_struct;
+    }
     if ((rc = run(instrument)) != 0) return rc;
 
     a = (argv_t){0};

@@ -7,6 +7,7 @@
 #include "engine/minimize.h"
 #include "engine/options.h"
 #include "engine/supervisor.h"
+#include "engine/trace.h"
 #include "sift/version.h"
 
 #include <errno.h>
@@ -93,7 +94,9 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;
     int rc;
-    if (opts.merge)
+    if (opts.trace)
+        rc = sift_trace_run(&fuzzer);
+    else if (opts.merge)
         rc = sift_merge(&fuzzer);
     else if (opts.minimize_crash)
         rc = sift_minimize_crash(&fuzzer);

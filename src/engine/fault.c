@@ -129,6 +129,7 @@ static void dump_current_unit(const sift_fault *f, const char *kind)
 {
     if (!f->started_ns) return;
     atomic_thread_fence(memory_order_acquire);
+    if (f->before_report) f->before_report(f->before_report_ctx);
     dump_unit(f, kind, f->data, f->size);
 }
 

@@ -20,6 +20,11 @@ typedef struct {
     volatile uint64_t started_ns; /* 0 while no input runs */
     volatile int stop_requested;  /* SIGINT/SIGTERM: finish the current input, then stop */
     const char *argv0;
+    /* Called on the reporting thread before the running input's report is completed and the
+     * process exits, with BEFORE_REPORT_CTX: the last chance to write out what the input did
+     * (the records of -trace). Async-signal-safe. NULL for none. */
+    void (*before_report)(void *ctx);
+    void *before_report_ctx;
 } sift_fault;
 
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on

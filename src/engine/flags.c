@@ -87,6 +87,12 @@ static const flag flags[] = {
            "With -workers: share entries with the sift and AFL++ instances of this folder; the "
            "output goes to -sync_dir/-name."),
     STRING(name, 1, "This instance's name in -sync_dir."),
+    STRING(trace, 1,
+           "Run the one input file given with value recording on and write the function-boundary "
+           "records it produces to this file (- for stderr)."),
+    STRING(trace_format, 0,
+           "Format of -trace: text, or json for JSON lines. If not given, json when the -trace "
+           "file name ends in .jsonl, else text."),
 };
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))

@@ -3,6 +3,7 @@
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
 #include "engine/stats.h"
+#include "rt/values.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +107,9 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     f->fault.opts = opts;
     f->fault.argv0 = argv0;
     if (!f->export_buf || sift_fault_install(&f->fault) != 0) return -1;
+    /* After the engine's handlers: the value hooks' fault handler must go in front of them. */
+    unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
+    if (sift_values_count(f->rt)) sift_values_set_mode(f->rt, values);
     f->stats.start_ns = f->stats.last_new_ns = sift_now_ns();
     sift_active_fuzzer = f;
     return 0;

@@ -34,10 +34,12 @@ typedef struct {
     const char *artifact_prefix;
     const char *exact_artifact_path;
     const char *stats_file;
-    const char *out;      /* -out: AFL++-layout output folder of a -workers campaign */
-    const char *sync_dir; /* -sync_dir: folder shared with other instances */
-    const char *name;     /* -name: this instance's folder in -sync_dir */
-    unsigned features; /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
+    const char *out;          /* -out: AFL++-layout output folder of a -workers campaign */
+    const char *sync_dir;     /* -sync_dir: folder shared with other instances */
+    const char *name;         /* -name: this instance's folder in -sync_dir */
+    const char *trace;        /* -trace: file for the records of one input ("-": stderr) */
+    const char *trace_format; /* -trace_format: text or json; NULL: from -trace's suffix */
+    unsigned features;        /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
     const char *inputs[SIFT_MAX_INPUTS]; /* positional arguments: corpus dirs or files */
     size_t ninputs;
 } sift_options;

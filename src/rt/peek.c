@@ -121,12 +121,12 @@ SIFT_RT_NOINSTR bool sift_peek_install(void)
     return true;
 }
 
-SIFT_RT_NOINSTR bool sift_peek(uintptr_t addr, unsigned width, uint64_t *out)
+SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width,
+                               uint64_t *out)
 {
-    sift_rt_state *rt = sift_rt();
     /* The first page is never mapped for a reason, and no user address lies this high: a
      * signal round trip would only confirm it. */
-    if (!rt || !__atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) || addr < 4096 ||
+    if (!__atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) || addr < 4096 ||
         addr >= (uintptr_t)1 << 56)
         return false;
     switch (width) {
@@ -142,15 +142,32 @@ SIFT_RT_NOINSTR bool sift_peek(uintptr_t addr, unsigned width, uint64_t *out)
         return false;
     }
 }
+
+SIFT_RT_NOINSTR bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+{
+    uint64_t byte;
+    if (lo >= hi || !sift_peek(rt, lo, 1, &byte)) return false;
+    /* Memory is mapped in pages of at least 4 KiB: one byte of each page tells for all. */
+    for (uintptr_t page = (lo & ~(uintptr_t)4095) + 4096; page < hi; page += 4096)
+        if (!sift_peek(rt, page, 1, &byte)) return false;
+    return true;
+}
 #else
 SIFT_RT_NOINSTR bool sift_peek_install(void)
 {
     return false;
 }
 
-SIFT_RT_NOINSTR bool sift_peek(uintptr_t addr, unsigned width, uint64_t *out)
+SIFT_RT_NOINSTR bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
 {
-    (void)addr, (void)width, (void)out;
+    (void)rt, (void)lo, (void)hi;
+    return false;
+}
+
+SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width,
+                               uint64_t *out)
+{
+    (void)rt, (void)addr, (void)width, (void)out;
     return false;
 }
 #endif

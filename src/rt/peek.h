@@ -2,6 +2,8 @@
 #ifndef SIFT_PEEK_H
 #define SIFT_PEEK_H
 
+#include "rt/rt.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,7 +14,38 @@
 bool sift_peek_install(void);
 
 /* Reads WIDTH (1, 2, 4 or 8) bytes at ADDR into *OUT, zero-extended. Returns false, without
- * side effects, when they are not readable or sift_peek_install has not succeeded. */
-bool sift_peek(uintptr_t addr, unsigned width, uint64_t *out);
+ * side effects, when they are not readable or sift_peek_install has not succeeded for RT. */
+bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width, uint64_t *out);
+
+/* Whether the bytes from LO up to HI are all readable now: one peek per page they touch. */
+bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi);
+
+/* Reads WIDTH (1, 2, 4 or 8) bytes at ADDR, zero-extended, where sift_peek_span has just found
+ * them readable: a plain load, which the memory a sanitizer has poisoned must not stop. The
+ * memory could only have gone meanwhile if another thread unmapped it, which the target would
+ * be about to use after its release anyway. */
+__attribute__((no_sanitize("address", "hwaddress", "memory", "thread"))) static inline uint64_t
+sift_peek_read(uintptr_t addr, unsigned width)
+{
+    const void *p = (const void *)addr;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    switch (width) {
+    case 1:
+        __builtin_memcpy(&u8, p, 1);
+        return u8;
+    case 2:
+        __builtin_memcpy(&u16, p, 2);
+        return u16;
+    case 4:
+        __builtin_memcpy(&u32, p, 4);
+        return u32;
+    default:
+        __builtin_memcpy(&u64, p, 8);
+        return u64;
+    }
+}
 
 #endif

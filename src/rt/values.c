@@ -24,7 +24,9 @@ _Static_assert((SIFT_RT_VALUES_COUNTERS & VALUES_MASK) == 0,
 #define NEGATIVE_FIRST (POSITIVE_FIRST + 64 - LOG_FIRST)
 #define NULL_BUCKET    (NEGATIVE_FIRST + 64 - LOG_FIRST)
 
-SIFT_RT_NOINSTR int64_t sift_values_signed(uint64_t value, uint8_t type)
+#define INLINE SIFT_RT_NOINSTR static inline __attribute__((always_inline))
+
+INLINE int64_t signed_value(uint64_t value, uint8_t type)
 {
     unsigned bits = 8 * (type & SIFT_VALUES_WIDTH);
     if (type & SIFT_VALUES_POINTER || bits >= 64 || bits == 0) return (int64_t)value;
@@ -34,10 +36,10 @@ SIFT_RT_NOINSTR int64_t sift_values_signed(uint64_t value, uint8_t type)
     return (int64_t)value;
 }
 
-SIFT_RT_NOINSTR unsigned sift_values_bucket(uint64_t value, uint8_t type)
+INLINE unsigned bucket_of(uint64_t value, uint8_t type)
 {
     if (type & SIFT_VALUES_POINTER) return NULL_BUCKET + (value != 0);
-    int64_t v = sift_values_signed(value, type);
+    int64_t v = signed_value(value, type);
     bool negative = type & SIFT_VALUES_SIGNED && v < 0;
     uint64_t magnitude = negative ? -(uint64_t)v : (uint64_t)v;
     if (magnitude <= SMALL) return (unsigned)(negative ? SMALL - magnitude : SMALL + magnitude);
@@ -48,54 +50,106 @@ SIFT_RT_NOINSTR unsigned sift_values_bucket(uint64_t value, uint8_t type)
 /* Fibonacci hashing of the function's id with the slot and bucket folded into its low bits:
  * the id is a hash already, and the multiply carries every low-bit difference into the high
  * bits that pick the counter. */
-SIFT_RT_NOINSTR size_t sift_values_feature(uint64_t fn, unsigned slot, unsigned bucket)
+INLINE size_t feature_of(uint64_t fn, unsigned slot, unsigned bucket)
 {
     uint64_t key = fn ^ ((uint64_t)slot << 8 | bucket);
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - VALUES_BITS));
 }
 
-SIFT_RT_NOINSTR static void take(sift_rt_state *rt, sift_ring *ring, const sift_values_fn *fn,
-                                 unsigned slot, uint8_t kind, uint64_t value)
+SIFT_RT_NOINSTR int64_t sift_values_signed(uint64_t value, uint8_t type)
 {
-    if (rt->values_mode & SIFT_VALUES_FEATURES)
-        sift_hit(&rt->values, sift_values_feature(fn->id, slot,
-                                                  sift_values_bucket(value, fn->slots[slot].type)));
-    if (ring) sift_ring_push(ring, fn->id, (uint16_t)slot, kind, value);
+    return signed_value(value, type);
 }
 
-SIFT_RT_NOINSTR static sift_ring *ring_of(const sift_rt_state *rt)
+SIFT_RT_NOINSTR unsigned sift_values_bucket(uint64_t value, uint8_t type)
 {
-    return rt->values_mode & SIFT_VALUES_RECORD ? sift_ring_self() : NULL;
+    return bucket_of(value, type);
+}
+
+SIFT_RT_NOINSTR size_t sift_values_feature(uint64_t fn, unsigned slot, unsigned bucket)
+{
+    return feature_of(fn, slot, bucket);
+}
+
+/* Where one hook call's values go: the VALUES counters while fuzzing (NULL otherwise), the
+ * thread's ring in trace mode (NULL otherwise). Held in locals, so that the byte stores into
+ * the counters do not make the compiler reload them for every value. */
+typedef struct {
+    uint8_t *counters, *dirty;
+    sift_ring *ring;
+    const sift_values_fn *fn;
+} sink;
+
+/* A value marks its counter as hit without counting: a value seen once or a thousand times in
+ * one execution is the same feature. Counts would make each repetition count (a loop's
+ * iterations times each value) and flood the corpus, and a store costs less on the hot path
+ * than an increment, whose load misses the cache as often as not. */
+INLINE void take(const sink *k, unsigned slot, uint8_t kind, uint64_t value)
+{
+    uint8_t type = k->fn->slots[slot].type;
+    /* A non-null pointer is every call's usual case; only a null one tells something. */
+    if (k->counters && !(type & SIFT_VALUES_POINTER && value)) {
+        size_t idx = feature_of(k->fn->id, slot, bucket_of(value, type));
+        k->counters[idx] = 1;
+        k->dirty[idx >> SIFT_DIRTY_SHIFT] = 1;
+    }
+    if (k->ring) sift_ring_push(k->ring, k->fn->id, (uint16_t)slot, kind, value);
+}
+
+/* The sink for RT's mode; false when the hooks do nothing. */
+INLINE bool sink_for(sift_rt_state *rt, const sift_values_fn *fn, sink *k)
+{
+    unsigned mode = rt ? rt->values_mode : 0;
+    if (!mode) return false;
+    bool features = mode & SIFT_VALUES_FEATURES;
+    *k = (sink){
+        .counters = features ? rt->values.counters : NULL,
+        .dirty = features ? rt->values.dirty : NULL,
+        .ring = mode & SIFT_VALUES_RECORD ? sift_ring_self() : NULL,
+        .fn = fn,
+    };
+    return true;
 }
 
 SIFT_RT_NOINSTR void __sift_values_enter(const sift_values_fn *fn, const uint64_t *args)
 {
     sift_rt_state *rt = sift_rt();
-    if (!rt || !rt->values_mode) return;
-    sift_ring *ring = ring_of(rt);
-    if (ring && fn->nargs == 0) sift_ring_push(ring, fn->id, SIFT_RING_NO_SLOT, SIFT_RING_ENTRY, 0);
-    unsigned slot = 0;
-    for (; slot < fn->nargs; slot++)
-        take(rt, ring, fn, slot, SIFT_RING_ENTRY, args[slot]);
-    for (; slot < fn->nslots && fn->slots[slot].kind == SIFT_VALUES_FIELD; slot++) {
-        const sift_values_slot *s = &fn->slots[slot];
-        uint64_t value;
-        if (sift_peek((uintptr_t)args[s->arg] + s->offset, s->type & SIFT_VALUES_WIDTH, &value))
-            take(rt, ring, fn, slot, SIFT_RING_FIELD, value);
+    sink k;
+    if (!sink_for(rt, fn, &k)) return;
+    if (k.ring && fn->nargs == 0)
+        sift_ring_push(k.ring, fn->id, SIFT_RING_NO_SLOT, SIFT_RING_ENTRY, 0);
+    unsigned slot = 0, nargs = fn->nargs, nslots = fn->nslots;
+    for (; slot < nargs; slot++)
+        take(&k, slot, SIFT_RING_ENTRY, args[slot]);
+    /* The fields of one argument come together and in order: one check that the span from the
+     * first to the end of the last is readable, then plain loads. */
+    while (slot < nslots && fn->slots[slot].kind == SIFT_VALUES_FIELD) {
+        const sift_values_slot *first = &fn->slots[slot];
+        unsigned end = slot + 1;
+        while (end < nslots && fn->slots[end].kind == SIFT_VALUES_FIELD &&
+               fn->slots[end].arg == first->arg)
+            end++;
+        const sift_values_slot *last = &fn->slots[end - 1];
+        uintptr_t base = (uintptr_t)args[first->arg];
+        if (sift_peek_span(rt, base + first->offset,
+                           base + last->offset + (last->type & SIFT_VALUES_WIDTH)))
+            for (; slot < end; slot++)
+                take(&k, slot, SIFT_RING_FIELD,
+                     sift_peek_read(base + fn->slots[slot].offset,
+                                    fn->slots[slot].type & SIFT_VALUES_WIDTH));
+        slot = end;
     }
 }
 
 SIFT_RT_NOINSTR void __sift_values_return(const sift_values_fn *fn, uint64_t value)
 {
-    sift_rt_state *rt = sift_rt();
-    if (!rt || !rt->values_mode) return;
+    sink k;
+    if (!sink_for(sift_rt(), fn, &k)) return;
     unsigned last = fn->nslots - 1u;
-    if (fn->nslots && fn->slots[last].kind == SIFT_VALUES_RETURN) {
-        take(rt, ring_of(rt), fn, last, SIFT_RING_RETURN, value);
-        return;
-    }
-    sift_ring *ring = ring_of(rt);
-    if (ring) sift_ring_push(ring, fn->id, SIFT_RING_NO_SLOT, SIFT_RING_RETURN, 0);
+    if (fn->nslots && fn->slots[last].kind == SIFT_VALUES_RETURN)
+        take(&k, last, SIFT_RING_RETURN, value);
+    else if (k.ring)
+        sift_ring_push(k.ring, fn->id, SIFT_RING_NO_SLOT, SIFT_RING_RETURN, 0);
 }
 
 /* Constructors run one at a time, so registration takes no lock. */

@@ -41,7 +41,8 @@ typedef struct {
 } sift_values_slot;
 
 /* One instrumented function. Slots come in a fixed order: ARG slots first (the hook's array
- * holds their values in this order), then FIELD slots, then at most one RETURN slot. */
+ * holds their values in this order), then FIELD slots, those of one argument together and by
+ * increasing offset, then at most one RETURN slot. */
 typedef struct sift_values_fn {
     uint64_t id;      /* stable across builds and modules: a hash of the function's name */
     const char *name; /* the source name, qualified in C++ ("ns::cls::step"); else the symbol */
