@@ -25,17 +25,22 @@ typedef struct {
     const char *corpus_dir;         /* first corpus folder, NULL for none */
     sift_outdir *out;               /* -out, NULL for none */
     bool pending;                   /* entries added since the last settle */
-    uint64_t persist_lag_ns;        /* longest time from publication to written */
+    uint64_t persist_lag_ns;        /* longest time from publication to saved */
+    uint64_t oldest_ns;             /* publication of the oldest find not yet flushed */
     uint64_t last_find_ns;
     sift_corpus *faults; /* names of the crashes and hangs saved */
+    /* Files written but not yet synced and renamed into place (sift_campaign_flush). */
+    struct sift_staged *staged;
+    size_t nstaged, stagecap;
+    unsigned serial;
 } sift_campaign;
 
 int sift_campaign_init(sift_campaign *c, const char *corpus_dir, sift_outdir *out);
 void sift_campaign_free(sift_campaign *c);
 
 /* Takes a live discovery E: adds it and writes it into the corpus folder and the queue (named
- * DESC) before returning. Returns 1 when taken, 0 when the corpus has it already, -1 when it
- * could not be written (with a message). */
+ * DESC), to be made durable and visible by sift_campaign_flush. Returns 1 when taken, 0 when
+ * the corpus has it already, -1 when it could not be written (with a message). */
 int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *desc);
 
 /* Takes a record of replayed item ITEM, which is on disk in the places of WHERE (queue id
@@ -48,6 +53,11 @@ void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t i
 typedef void (*sift_campaign_describe_fn)(void *ctx, size_t item, unsigned *where, char *desc,
                                           size_t cap);
 long sift_campaign_reconcile(sift_campaign *c, sift_campaign_describe_fn describe, void *ctx);
+
+/* Syncs every file written since the last flush, then renames each into place: one journal
+ * commit for a burst of finds rather than one per file. Only then is an entry saved. Returns
+ * 0, or -1 with a message. */
+int sift_campaign_flush(sift_campaign *c);
 
 /* Recomputes favored entries and drops the inputs of evicted ones from memory. */
 void sift_campaign_settle(sift_campaign *c);

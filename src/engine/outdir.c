@@ -118,20 +118,36 @@ void sift_outdir_safe(char *s)
             *s = '_';
 }
 
+static long entry_path(sift_outdir *o, const char *sub, uint32_t *next, const char *desc,
+                       char *path, size_t cap)
+{
+    int n = snprintf(path, cap, "%s/%s/id:%06u%s%s", o->dir, sub, *next, desc && *desc ? "," : "",
+                     desc ? desc : "");
+    if (n < 0 || (size_t)n >= cap) {
+        fprintf(stderr, "sift: -out: the path %s/%s/id:%06u,... is too long\n", o->dir, sub, *next);
+        return -1;
+    }
+    /* A file name has at most 255 bytes; the description is cut, never the id. */
+    char *base = strrchr(path, '/') + 1;
+    if (strlen(base) > 200) base[200] = '\0';
+    return (long)(*next)++;
+}
+
 static long write_entry(sift_outdir *o, const char *sub, uint32_t *next, const uint8_t *data,
                         size_t size, const char *desc)
 {
     char path[4096];
-    int n = snprintf(path, sizeof path, "%s/%s/id:%06u%s%s", o->dir, sub, *next,
-                     desc && *desc ? "," : "", desc ? desc : "");
-    /* A file name has at most 255 bytes; the description is cut, never the id. */
-    const char *base = strrchr(path, '/') + 1;
-    if (strlen(base) > 200) path[base - path + 200] = '\0';
-    if (n < 0 || (size_t)n >= sizeof path || sift_write_atomic(path, data, size) != 0) {
+    long id = entry_path(o, sub, next, desc, path, sizeof path);
+    if (id >= 0 && sift_write_atomic(path, data, size) != 0) {
         fprintf(stderr, "sift: -out: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    return (long)(*next)++;
+    return id;
+}
+
+long sift_outdir_queue_path(sift_outdir *o, const char *desc, char *path, size_t cap)
+{
+    return entry_path(o, "queue", &o->next_id, desc, path, cap);
 }
 
 long sift_outdir_queue(sift_outdir *o, const uint8_t *data, size_t size, const char *desc)

@@ -48,6 +48,10 @@ long sift_outdir_queue(sift_outdir *o, const uint8_t *data, size_t size, const c
 long sift_outdir_fault(sift_outdir *o, bool hang, const uint8_t *data, size_t size,
                        const char *desc);
 
+/* Takes the next queue id for an entry named DESC and writes its path into PATH, for a caller
+ * that writes the file itself. Returns the id, or -1 with a message. */
+long sift_outdir_queue_path(sift_outdir *o, const char *desc, char *path, size_t cap);
+
 /* Replaces the characters of S that have no place in an AFL++ file name part (anything but
  * letters, digits and "._+-") with '_'. */
 void sift_outdir_safe(char *s);

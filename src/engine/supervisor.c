@@ -58,13 +58,14 @@ uint64_t sift_super_execs(const sift_super *s)
     return total;
 }
 
-/* Takes everything the rings hold into the corpus and releases the room to the producers. */
+/* Takes everything the rings hold into the corpus, saves it, and releases the room to the
+ * producers. A find is reported only once its files are in place. */
 static void drain(sift_super *s)
 {
+    size_t nnew = 0;
     for (unsigned r = 0; r < s->sh.log.nrings; r++) {
         sift_dlog_entry e;
-        int rc;
-        while ((rc = sift_dlog_read(&s->sh.log, r, &s->cursors[r], &e, &s->rd)) == 1) {
+        while (sift_dlog_read(&s->sh.log, r, &s->cursors[r], &e, &s->rd) == 1) {
             if (s->replaying) {
                 const sift_super_item *it = &s->info[e.origin < s->nitems ? e.origin : 0];
                 sift_campaign_replayed(&s->camp, &e, e.origin, it->where, it->queue_id);
@@ -81,16 +82,20 @@ static void drain(sift_super *s)
                 s->stopping = true;
                 s->exit_code = 1;
             }
-            if (taken <= 0) continue;
-            if (synced)
-                s->imported++;
-            else
-                s->found++;
-            if (s->o->verbosity) sift_super_status(s, synced ? "SYNC" : "NEW", e.size);
+            if (taken <= 0 || sift_super_note_find(s, e.size, synced) != 0) continue;
+            nnew++;
         }
         /* Never behind: producers wait for this cursor before overwriting anything. */
         sift_dlog_release(&s->sh.log, r, s->cursors[r]);
     }
+    if (!nnew) return;
+    if (sift_campaign_flush(&s->camp) != 0) {
+        s->stopping = true;
+        s->exit_code = 1;
+        s->nfinds = 0;
+        return;
+    }
+    sift_super_report_finds(s);
 }
 
 static void run_replay(sift_super *s, sift_replay *rp)
@@ -420,6 +425,7 @@ static void free_super(sift_super *s)
         if (s->logs[k] >= 0) close(s->logs[k]);
     free(s->logs);
     free(s->slots);
+    free(s->finds);
     free(s->cursors);
     free(s->items);
     free(s->info);

@@ -102,7 +102,7 @@ static int open_log(sift_super *s, unsigned k, const char *dir)
         snprintf(path, sizeof path, "%s/worker-%u.log", dir, k);
     else
         snprintf(path, sizeof path, "fuzz-%u.log", k);
-    s->logs[k] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (s->logs[k] < 0) {
         fprintf(stderr, "sift: cannot create the log %s: %s\n", path, strerror(errno));
         return -1;
@@ -213,6 +213,36 @@ static uint64_t exec_per_sec(const sift_super *s, uint64_t now)
     uint64_t since = s->fuzz_start_ns ? s->fuzz_start_ns : s->start_ns;
     uint64_t ms = (now - since) / 1000000ull;
     return ms ? sift_super_execs(s) * 1000ull / ms : 0;
+}
+
+struct sift_super_find {
+    size_t size;
+    bool synced;
+};
+
+int sift_super_note_find(sift_super *s, size_t size, bool synced)
+{
+    if (s->nfinds == s->findcap) {
+        size_t cap = s->findcap ? s->findcap * 2 : 64;
+        struct sift_super_find *grown = realloc(s->finds, cap * sizeof(*grown));
+        if (!grown) return -1;
+        s->finds = grown;
+        s->findcap = cap;
+    }
+    s->finds[s->nfinds++] = (struct sift_super_find){.size = size, .synced = synced};
+    return 0;
+}
+
+void sift_super_report_finds(sift_super *s)
+{
+    for (size_t i = 0; i < s->nfinds; i++) {
+        if (s->finds[i].synced)
+            s->imported++;
+        else
+            s->found++;
+        if (s->o->verbosity) sift_super_status(s, s->finds[i].synced ? "SYNC" : "NEW", s->finds[i].size);
+    }
+    s->nfinds = 0;
 }
 
 void sift_super_status(sift_super *s, const char *what, size_t size)
@@ -344,12 +374,18 @@ void sift_super_echo_log(sift_super *s, unsigned k)
 {
     off_t from = s->slots[k].log_from, end = lseek(s->logs[k], 0, SEEK_END);
     if (end - from > ECHO_MAX) from = end - ECHO_MAX;
-    char buf[4096];
-    ssize_t got;
-    while (from < end && (got = pread(s->logs[k], buf, sizeof buf, from)) > 0) {
-        fwrite(buf, 1, (size_t)got, stderr);
-        from += got;
+    char *buf = malloc(ECHO_MAX + 1);
+    ssize_t got = buf && end > from ? pread(s->logs[k], buf, (size_t)(end - from), from) : 0;
+    if (got > 0) {
+        buf[got] = '\0';
+        /* The report follows the worker's last status line ("#N\t..."). */
+        const char *report = buf;
+        for (const char *p = buf; (p = strstr(p, "\n#")); p++)
+            report = p + 1;
+        if (*report == '#') report += strcspn(report, "\n") + (report[strcspn(report, "\n")] != 0);
+        fputs(report, stderr);
     }
+    free(buf);
 }
 
 static void save_fault(sift_super *s, bool hang, int status, const char *artifact,

@@ -60,6 +60,8 @@ typedef struct {
     size_t cov, ft;
     uint64_t counted_ns, next_pulse, next_stats_ns, next_plot_ns;
     uint64_t minute_execs, minute_ns; /* for execs_ps_last_min */
+    struct sift_super_find *finds;     /* taken in this drain, reported once saved */
+    size_t nfinds, findcap;
 } sift_super;
 
 /* Checks the flags and folders, lists the saved inputs, maps the shared memory and opens the
@@ -68,6 +70,11 @@ int sift_super_setup(sift_super *s);
 
 /* Total executions of every worker so far. */
 uint64_t sift_super_execs(const sift_super *s);
+
+/* Remembers a find of SIZE bytes (from a peer when SYNCED) until it is saved. */
+int sift_super_note_find(sift_super *s, size_t size, bool synced);
+/* Counts and reports (NEW or SYNC lines) the finds noted since the last call. */
+void sift_super_report_finds(sift_super *s);
 
 /* A libFuzzer-style status line with the campaign's totals. */
 void sift_super_status(sift_super *s, const char *what, size_t size);
