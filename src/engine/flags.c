@@ -58,7 +58,7 @@ static const flag flags[] = {
     BOOL(use_value_profile, 0,
          "If 1, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
-    INT(jobs, 0, 0, 1024, "Same as -workers=N, unless -workers is given."),
+    INT(jobs, 0, 0, INT_MAX, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
         "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "
         "that saves what they find and replaces those that crash (docs/workers.md)."),

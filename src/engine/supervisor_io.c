@@ -23,6 +23,7 @@
 #define DEFAULT_MAX_LEN 4096
 #define SEED_MAX_READ   (1u << 20)
 #define ECHO_MAX        (32 * 1024)
+#define SIFT_SUPER_MAX_WORKERS 1024
 
 /* Smallest first, as libFuzzer loads seeds; on a tie the queue's copy runs first, so that
  * another copy of the same input adds nothing and is not written to the queue again. */
@@ -113,6 +114,11 @@ static int open_log(sift_super *s, unsigned k, const char *dir)
 static int check_args(sift_super *s)
 {
     const sift_options *o = s->o;
+    if (s->n > SIFT_SUPER_MAX_WORKERS) {
+        fprintf(stderr, "sift: -jobs=%u: at most %d workers run at once (set -workers)\n", s->n,
+                SIFT_SUPER_MAX_WORKERS);
+        return -1;
+    }
     for (size_t i = 0; i < o->ninputs; i++) {
         int dir = sift_fs_is_dir(o->inputs[i]);
         if (dir != 1) {
