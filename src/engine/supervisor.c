@@ -232,14 +232,11 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
 
 static void reap_workers(sift_super *s)
 {
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        unsigned k = 0;
-        while (k < s->n && s->slots[k].pid != pid)
-            k++;
-        if (k == s->n) continue; /* a replay child: its replay reaps it */
+    /* Workers only, by pid: replay children are their replay's to reap. */
+    for (unsigned k = 0; k < s->n; k++) {
         sift_super_slot *w = &s->slots[k];
+        int status;
+        if (w->pid <= 0 || waitpid(w->pid, &status, WNOHANG) != w->pid) continue;
         sift_worker_stats *st = &s->sh.workers[k];
         w->execs_before += atomic_load(&st->execs);
         w->pid = 0;

@@ -1,0 +1,167 @@
+/* Sync with other instances: hostile sync folders are refused entry by entry, with one line
+ * each and no crash; imports are tracked per peer across restarts; and a sift instance and an
+ * AFL++ instance on the same folder each take in what only the other has. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "support/subprocess.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *dir;
+static sift_test_proc proc;
+
+__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char line[4200];
+    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
+    const char *argv[] = {"sh", "-c", line, NULL};
+    sift_test_run(&proc, argv, NULL);
+    return proc.status;
+}
+
+/* Entries of DIR/SUB whose names contain PART. */
+static size_t count(const char *sub, const char *part)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    DIR *d = opendir(path);
+    size_t n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.' && strstr(e->d_name, part) != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+static int build(void **state)
+{
+    (void)state;
+    dir = sift_test_tmpdir();
+    assert_non_null(dir);
+    if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                          "/tests/fixtures/workers.c -o w",
+           SIFT_TEST_SAN) != 0) {
+        fprintf(stderr, "%s%s", proc.out, proc.err);
+        return -1;
+    }
+    return 0;
+}
+
+static int cleanup(void **state)
+{
+    (void)state;
+    sift_test_rmtree(dir);
+    return 0;
+}
+
+static void hostile_sync_folders_are_refused_cleanly(void **state)
+{
+    (void)state;
+    /* A peer whose queue holds one good entry (a branch only its seed reaches) among every kind
+     * of trouble, and folders that are not peers at all. */
+    int rc = sh("rm -rf S && mkdir -p S/evil/queue/id:000005,dir 'S/bad name/queue' S/stranger && "
+                "cd S/evil/queue && printf 'afl++seed' > id:000000,ok && : > id:000001,empty && "
+                "ln -s /etc/passwd id:000002,link && head -c 100 /dev/zero > id:000003,big && "
+                "mkfifo id:000004,fifo && printf 'CRASH!' > id:000006,crash && printf x > notanid"
+                " && touch -h -d '1 minute ago' * && cd ../.. && ln -s evil link && cd .. && "
+                "./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=3 2>log; "
+                "echo rc=$?; grep '^sift: sync' log");
+    assert_int_equal(rc, 0);
+    static const char *const lines[] = {
+        "S/evil/queue/id:000001,empty: empty; skipped",
+        "S/evil/queue/id:000002,link: a symbolic link; skipped",
+        "S/evil/queue/id:000003,big: 100 bytes, more than -max_len=64; skipped",
+        "S/evil/queue/id:000004,fifo: not a regular file; skipped",
+        "S/evil/queue/id:000005,dir: not a regular file; skipped",
+        "S/evil/queue/notanid: not an AFL++ queue entry",
+        "S/link: not a folder (or a link to one); skipped",
+        "S: an instance name with odd characters; skipped",
+        "S/evil/queue/id:000006,crash crashes the target; skipped",
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        if (!strstr(proc.out, lines[i])) fail_msg("expected '%s' in:\n%s", lines[i], proc.out);
+    /* The crash is kept with the instance's own; the good entry was imported once. */
+    assert_non_null(strstr(proc.out, "rc=77"));
+    assert_int_equal(count("S/me/crashes", "sync:evil,src:000006"), 1);
+    assert_int_equal(count("S/me/queue", "sync:evil,src:000000"), 1);
+    assert_int_equal(sh("od -An -tu4 S/me/.synced/evil"), 0);
+    assert_int_equal(atoi(proc.out), 7);
+
+    /* A restart imports nothing again and meets the crash no more. */
+    rc = sh("./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=2 2>log; "
+            "echo rc=$?; grep -c 'crashes the target' log");
+    assert_non_null(strstr(proc.out, "rc=0"));
+    assert_non_null(strstr(proc.out, "\n0\n"));
+    assert_int_equal(count("S/me/queue", "sync:evil"), 1);
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sift_and_afl_import_each_other(void **state)
+{
+    (void)state;
+    if (sh("command -v afl-fuzz && command -v afl-clang-fast") != 0) skip();
+    assert_int_equal(sh("AFL_QUIET=1 afl-clang-fast -g -O1 -fsanitize=fuzzer " SIFT_SOURCE_DIR
+                        "/tests/fixtures/workers.c -o w_afl 2>&1"),
+                     0);
+    /* Each instance starts from a seed that reaches a branch the other cannot find. */
+    assert_int_equal(sh("rm -rf S ss sa && mkdir ss sa && printf sift-seed > ss/s && "
+                        "printf 'afl++seed' > sa/a && touch -d '1 minute ago' ss/s sa/a"),
+                     0);
+    assert_int_equal(sh("./w -workers=1 -sync_dir=S -name=sift -max_total_time=40 ss "
+                        ">sift.log 2>&1 & echo $!"),
+                     0);
+    pid_t sift = (pid_t)atol(proc.out);
+    uint64_t t0 = now_ms();
+    while (now_ms() - t0 < 10000 && count("S/sift/queue", "id:") == 0)
+        usleep(20000);
+    assert_int_equal(sh("AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 "
+                        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_IMPORT_FIRST=1 "
+                        "afl-fuzz -i sa -o S -M afl -V 40 -- ./w_afl >afl.log 2>&1 & echo $!"),
+                     0);
+    pid_t afl = (pid_t)atol(proc.out);
+    t0 = now_ms();
+    while (now_ms() - t0 < 30000 &&
+           (count("S/afl/queue", "sync:sift") == 0 || count("S/sift/queue", "sync:afl") == 0))
+        usleep(50000);
+    kill(sift, SIGTERM);
+    kill(afl, SIGTERM);
+    if (count("S/afl/queue", "sync:sift") == 0 || count("S/sift/queue", "sync:afl") == 0) {
+        sh("tail -5 afl.log sift.log; ls S/*/queue");
+        fail_msg("no exchange within 30 s:\n%s", proc.out);
+    }
+    /* Both stop cleanly on SIGTERM. */
+    t0 = now_ms();
+    while (now_ms() - t0 < 15000 && (kill(sift, 0) == 0 || kill(afl, 0) == 0) &&
+           sh("ps -o stat= -p %d -p %d | grep -qv Z", (int)sift, (int)afl) == 0)
+        usleep(50000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hostile_sync_folders_are_refused_cleanly),
+        cmocka_unit_test(sift_and_afl_import_each_other),
+    };
+    return cmocka_run_group_tests(tests, build, cleanup);
+}
