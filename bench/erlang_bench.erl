@@ -1,0 +1,135 @@
+%% @doc Probe hits and per-execution novelty checks, sift_cov's NIF against an ETS path like
+%% efz's, on one instrumented module compiled three ways. Run through bench/erlang.
+-module(erlang_bench).
+
+-export([main/1, ets_hit/2, count_hit/2]).
+
+-define(TARGET, sift_example_tlv).
+-define(PROBES, 65536).
+-define(INPUTS, 1000).
+-define(PASSES, 30).
+
+%% The probe of the ETS build: efz's, an Erlang function that records the probe in a table.
+ets_hit(Tab, Id) ->
+    ets:insert(Tab, {Id}),
+    ok.
+
+%% The probe of the counting build, which tells how many probes an execution hits.
+count_hit(Ref, _Id) ->
+    counters:add(Ref, 1, 1).
+
+main([Source, Runs]) ->
+    Builds = #{plain => compile(Source, []),
+               nif => compile(Source, [{parse_transform, sift_cov_transform}]),
+               ets => compile(Source, [{parse_transform, sift_cov_transform},
+                                       {sift_cov_hit, {?MODULE, ets_hit}}]),
+               count => compile(Source, [{parse_transform, sift_cov_transform},
+                                         {sift_cov_hit, {?MODULE, count_hit}}])},
+    rand:seed(exsss, {17, 18, 19}),
+    Inputs = [input() || _ <- lists:seq(1, ?INPUTS)],
+    Hits = count_hits(maps:get(count, Builds), Inputs),
+    Results = [run_once(Builds, Inputs) || _ <- lists:seq(1, list_to_integer(Runs))],
+    report(Results, Hits, length(Inputs)),
+    halt().
+
+compile(Source, Opts) ->
+    {ok, ?TARGET, Bin} = compile:file(Source, [binary, report_errors | Opts]),
+    Bin.
+
+load(Bin) ->
+    code:purge(?TARGET),
+    {module, ?TARGET} = code:load_binary(?TARGET, "sift_example_tlv.erl", Bin).
+
+%% A well-formed input of 0 to 24 records of the types that do not crash.
+input() ->
+    Records = [record(lists:nth(rand:uniform(4), [$T, $N, $X, $A]))
+               || _ <- lists:seq(1, rand:uniform(25) - 1)],
+    iolist_to_binary(["SF", rand:uniform(2) | Records]).
+
+record($N) -> [$N, 2, rand:uniform(256) - 1, rand:uniform(256) - 1];
+record(Type) ->
+    Len = rand:uniform(8),
+    [Type, Len, [rand:uniform(256) - 1 || _ <- lists:seq(1, Len)]].
+
+count_hits(Bin, Inputs) ->
+    load(Bin),
+    Ref = counters:new(1, []),
+    put('$sift_ctx', Ref),
+    [execute(I) || I <- Inputs],
+    erase('$sift_ctx'),
+    counters:get(Ref, 1).
+
+execute(Input) ->
+    try ?TARGET:parse(Input) catch error:_ -> crash end.
+
+%% One run: each build in turn, every input ?PASSES times, with and without the check after
+%% each execution. Returns nanoseconds per pass of the inputs. Only whole passes are timed: a
+%% clock read costs as much as the things measured.
+run_once(Builds, Inputs) ->
+    Ctx = sift_cov:new(?PROBES),
+    Snap = sift_cov:snapshot_new(Ctx),
+    Tab = ets:new(efz_hits, [set, public]),
+    put(efz_global, sets:new([{version, 2}])),
+    Nif = fun() -> sift_cov:check_and_advance(Snap, Ctx) end,
+    Ets = fun() -> ets_check(Tab) end,
+    Plain = maps:get(plain, Builds),
+    R = #{plain => timed(Plain, undefined, Inputs, none),
+          nif_run => timed(maps:get(nif, Builds), Ctx, Inputs, none),
+          nif => timed(maps:get(nif, Builds), Ctx, Inputs, Nif),
+          ets_run => timed(maps:get(ets, Builds), Tab, Inputs, none),
+          ets => timed(maps:get(ets, Builds), Tab, Inputs, Ets)},
+    ets:delete(Tab),
+    sift_cov:release(Ctx),
+    R.
+
+%% efz's step after a test case: the hits as a set, compared with (and merged into) the
+%% global set, and the table emptied for the next one.
+ets_check(Tab) ->
+    Hits = sets:from_list([Id || {Id} <- ets:tab2list(Tab)], [{version, 2}]),
+    ets:delete_all_objects(Tab),
+    Global = get(efz_global),
+    case sets:is_subset(Hits, Global) of
+        true -> nothing;
+        false -> put(efz_global, sets:union(Global, Hits)), new_edge
+    end.
+
+%% Without a check the counters saturate and the table keeps its keys, which costs a probe
+%% the same.
+timed(Bin, Ctx, Inputs, Check) ->
+    load(Bin),
+    put('$sift_ctx', Ctx),
+    %% A pass to warm up and to fill the global state: the timed passes are the steady state
+    %% of a campaign, where almost no execution finds anything.
+    pass(Inputs, Check),
+    T0 = erlang:monotonic_time(nanosecond),
+    lists:foreach(fun(_) -> pass(Inputs, Check) end, lists:seq(1, ?PASSES)),
+    T1 = erlang:monotonic_time(nanosecond),
+    erase('$sift_ctx'),
+    (T1 - T0) / ?PASSES.
+
+pass([], _) -> ok;
+pass([Input | Rest], none) -> execute(Input), pass(Rest, none);
+pass([Input | Rest], Check) -> execute(Input), Check(), pass(Rest, Check).
+
+median(Xs) -> lists:nth((length(Xs) + 1) div 2, lists:sort(Xs)).
+
+%% Each figure is computed per run, then the median over the runs is taken.
+report(Results, Hits, N) ->
+    Med = fun(F) -> median([F(R) || R <- Results]) end,
+    Hit = fun(B) -> Med(fun(R) -> (maps:get(B, R) - maps:get(plain, R)) / Hits end) end,
+    Check = fun(B, Run) -> Med(fun(R) -> (maps:get(B, R) - maps:get(Run, R)) / N end) end,
+    Total = fun(B) -> Med(fun(R) -> maps:get(B, R) / N end) end,
+    io:format("target ~s: ~b inputs, ~.1f probe hits per execution; context of ~b probes; "
+              "median of ~b runs of ~b passes~n~n",
+              [?TARGET, N, Hits / N, ?PROBES, length(Results), ?PASSES]),
+    io:format("~-34s ~10s ~10s ~8s~n", ["ns", "sift NIF", "ETS", "ETS/NIF"]),
+    Row = fun(Name, X, Y) -> io:format("~-34s ~10.1f ~10.1f ~7.1fx~n", [Name, X, Y, Y / X]) end,
+    {HitNif, HitEts} = {Hit(nif_run), Hit(ets_run)},
+    {CheckNif, CheckEts} = {Check(nif, nif_run), Check(ets, ets_run)},
+    Row("per probe hit", HitNif, HitEts),
+    Row("per execution: check after it", CheckNif, CheckEts),
+    Row("per execution: run + check", Total(nif), Total(ets)),
+    io:format("~-34s ~10.1f~n", ["per execution, uninstrumented", Total(plain)]),
+    Goal = fun(X, Y) -> case Y / X >= 10 of true -> "met"; false -> "not met" end end,
+    io:format("~ngoal, NIF at least 10x cheaper: per hit ~s, per check ~s~n",
+              [Goal(HitNif, HitEts), Goal(CheckNif, CheckEts)]).
