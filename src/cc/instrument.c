@@ -317,6 +317,7 @@ int main(int argc, char **argv)
         if (nl) *nl = '\0';
         die(in, "the instrumented module does not verify", msg);
     }
+    LLVMDisposeMessage(msg);
     if (LLVMWriteBitcodeToFile(s.m.mod, out) != 0) die(out, "cannot write", NULL);
     LLVMDisposeBuilder(s.b);
     LLVMDisposeModule(s.m.mod);

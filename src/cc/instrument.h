@@ -64,9 +64,15 @@ void sift_instr_plan_free(sift_instr_fn *plan);
 char *sift_instr_di_name(LLVMContextRef ctx, LLVMMetadataRef sp);
 char *sift_instr_di_file(LLVMMetadataRef sp);
 
-/* The name and type of the variable that FN's debug information gives its argument ARG. */
+/* The name and type of the variable that FN's debug information gives its argument ARG: the
+ * one whose value is ARG (or, unoptimised, its spill slot), else, where POSITION is not 0, the
+ * parameter of that number (from 1). Sanitizers move unoptimised spill slots into frames of
+ * their own, where only the number finds the parameter. */
 char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp, LLVMValueRef arg,
-                        LLVMMetadataRef *type);
+                        unsigned position, LLVMMetadataRef *type);
+
+/* The number of parameters in SP's type, without the variadic ones. */
+unsigned sift_instr_di_params(LLVMContextRef ctx, LLVMMetadataRef sp);
 
 /* The type SP's debug information gives its return value. */
 LLVMMetadataRef sift_instr_di_return(LLVMContextRef ctx, LLVMMetadataRef sp);

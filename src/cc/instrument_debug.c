@@ -147,30 +147,55 @@ LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg)
     return NULL;
 }
 
+/* The parameter number (from 1) of the local variable VAR, 0 for a variable that is not a
+ * parameter. The C API has no getter for it; the node's printed form has it. */
+static unsigned param_number(LLVMContextRef ctx, LLVMMetadataRef var)
+{
+    char *text = LLVMPrintValueToString(LLVMMetadataAsValue(ctx, var));
+    const char *at = strstr(text, ", arg: ");
+    unsigned n = at ? (unsigned)strtoul(at + 7, NULL, 10) : 0;
+    LLVMDisposeMessage(text);
+    return n;
+}
+
 char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp, LLVMValueRef arg,
-                        LLVMMetadataRef *type)
+                        unsigned position, LLVMMetadataRef *type)
 {
     *type = NULL;
     if (!sp) return NULL;
     LLVMValueRef spill = sift_instr_spill_slot(fn, arg);
+    LLVMMetadataRef by_position = NULL;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
             if (!is_debug_call(i)) continue;
-            LLVMValueRef value = described_value(i);
-            if (!value || (value != arg && (!spill || value != spill))) continue;
             LLVMValueRef var_value = LLVMGetOperand(i, 1);
             LLVMMetadataRef var = var_value ? LLVMValueAsMetadata(var_value) : NULL;
             /* A callee inlined here may describe the argument as its own parameter. */
             if (!var || kind(var) != LLVMDILocalVariableMetadataKind || operand(ctx, var, 0) != sp)
                 continue;
-            unsigned len;
-            const char *name = operand_string(ctx, var, 1, &len);
-            if (!name) continue;
-            *type = operand(ctx, var, VAR_TYPE);
-            return sift_instr_strdup(name, len);
+            LLVMValueRef value = described_value(i);
+            if (value && (value == arg || (spill && value == spill))) {
+                by_position = var;
+                break;
+            }
+            if (position && !by_position && param_number(ctx, var) == position) by_position = var;
         }
     }
-    return NULL;
+    unsigned len;
+    const char *name = by_position ? operand_string(ctx, by_position, 1, &len) : NULL;
+    if (!name) return NULL;
+    *type = operand(ctx, by_position, VAR_TYPE);
+    return sift_instr_strdup(name, len);
+}
+
+unsigned sift_instr_di_params(LLVMContextRef ctx, LLVMMetadataRef sp)
+{
+    LLVMMetadataRef types = operand(ctx, operand(ctx, sp, SP_TYPE), SUB_TYPES);
+    if (!types || kind(types) != LLVMMDTupleMetadataKind) return 0;
+    unsigned n = LLVMGetMDNodeNumOperands(LLVMMetadataAsValue(ctx, types));
+    /* The return type comes first; a variadic function's list ends in a null. */
+    if (n > 1 && !operand_value(ctx, types, n - 1)) n--;
+    return n ? n - 1 : 0;
 }
 
 LLVMMetadataRef sift_instr_di_return(LLVMContextRef ctx, LLVMMetadataRef sp)

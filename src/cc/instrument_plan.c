@@ -238,12 +238,18 @@ static bool plan_args(const sift_instr_module *m, sift_instr_fn *p, char **names
                       LLVMMetadataRef *types)
 {
     unsigned n = LLVMCountParams(p->fn);
+    /* IR parameters are the source's, one for one, unless the ABI added (a struct return) or
+     * split some (small structs passed by value). */
+    bool positional = p->sp && sift_instr_di_params(m->ctx, p->sp) == n;
+    for (unsigned i = 0; i < n; i++)
+        positional &= !has_param_attribute(p->fn, i + 1, "sret");
     for (unsigned i = 0; i < n && p->nargs < SIFT_VALUES_MAX_ARGS; i++) {
         LLVMValueRef arg = LLVMGetParam(p->fn, i);
         /* swifterror values may only be loaded, stored or passed on as swifterror. */
         if (has_param_attribute(p->fn, i + 1, "swifterror")) continue;
         types[p->nargs] = NULL;
-        char *name = sift_instr_di_arg(m->ctx, p->fn, p->sp, arg, &types[p->nargs]);
+        char *name =
+            sift_instr_di_arg(m->ctx, p->fn, p->sp, arg, positional ? i + 1 : 0, &types[p->nargs]);
         bool is_unsigned = types[p->nargs] ? sift_instr_di_unsigned(m->ctx, types[p->nargs])
                                            : has_param_attribute(p->fn, i + 1, "zeroext");
         uint8_t type = value_type(LLVMTypeOf(arg), is_unsigned);

@@ -1,0 +1,316 @@
+/* sift-instrument through sift-cc: small programs built with value instrumentation at every
+ * optimisation level, in C and C++, with and without debug information; the values each
+ * function received and returned, as -trace records them; and the compile commands sift-cc
+ * splits (several sources, compile and link in one, dependency files) or leaves to clang. */
+#define _GNU_SOURCE
+#include "support/subprocess.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define SIFT_CC  SIFT_BUILD_DIR "/bin/sift-cc"
+#define SIFT_CXX SIFT_BUILD_DIR "/bin/sift-c++"
+#define FIXTURES SIFT_SOURCE_DIR "/tests/fixtures"
+
+static char *dir; /* scratch folder: programs, the input "AB", traces */
+static sift_test_proc proc;
+
+/* Runs a shell command line made from FMT in the scratch folder; returns its exit code. */
+__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
+{
+    char cmd[4096], line[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
+    sift_test_run(&proc, (const char *[]){"sh", "-c", line, NULL}, NULL);
+    return proc.status;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    dir = sift_test_tmpdir();
+    char *input = dir ? sift_test_write(dir, "ab", "AB", 0644) : NULL;
+    free(input);
+    return input ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sift_test_rmtree(dir);
+    return 0;
+}
+
+/* Builds NAME from the fixture SOURCE with sift-cc (or sift-c++) and FLAGS. */
+static void build(const char *name, const char *compiler, const char *source, const char *flags)
+{
+    if (sh("%s -fsift-values %s -fsanitize=fuzzer %s %s -o %s", compiler, SIFT_TEST_SAN, flags,
+           source, name) != 0)
+        fail_msg("building %s with %s failed (%d): %s", name, flags, proc.status, proc.err);
+}
+
+/* The JSON-lines trace of PROGRAM running the input "AB", which must succeed. */
+static char *trace(const char *program)
+{
+    if (sh("./%s -trace=t.jsonl ab && cat t.jsonl", program) != 0)
+        fail_msg("%s -trace failed (%d): %s", program, proc.status, proc.err);
+    char *out = strdup(proc.out);
+    assert_non_null(out);
+    return out;
+}
+
+/* Whether TRACE has a line for the record (KIND, FN, SLOT, VALUE as JSON writes it). */
+static bool has(const char *trace, const char *kind, const char *fn, const char *slot,
+                const char *value)
+{
+    char head[256], tail[256];
+    snprintf(head, sizeof head, "\"kind\":\"%s\",\"function\":\"%s\",", kind, fn);
+    snprintf(tail, sizeof tail, ",\"slot\":\"%s\",\"value\":%s}\n", slot, value);
+    for (const char *line = trace; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line + 1) : strlen(line);
+        const char *h = memmem(line, len, head, strlen(head));
+        const char *t = memmem(line, len, tail, strlen(tail));
+        if (h && t && t > h) return true;
+        line += len;
+    }
+    return false;
+}
+
+static size_t count(const char *trace, const char *text)
+{
+    size_t n = 0;
+    for (const char *p = trace; (p = strstr(p, text)); p++)
+        n++;
+    return n;
+}
+
+#define EXPECT(trace, kind, fn, slot, value)                                                       \
+    do {                                                                                           \
+        if (!has(trace, kind, fn, slot, value))                                                    \
+            fail_msg("no %s record %s %s=%s in:\n%s", kind, fn, slot, value, trace);               \
+    } while (0)
+
+static void check_c_values(const char *t)
+{
+    EXPECT(t, "entry", "LLVMFuzzerTestOneInput", "data", "\"input+0\"");
+    EXPECT(t, "entry", "LLVMFuzzerTestOneInput", "size", "2");
+    EXPECT(t, "entry", "add", "a", "65");
+    EXPECT(t, "entry", "add", "b", "66");
+    EXPECT(t, "return", "add", "return", "131");
+    EXPECT(t, "return", "negate", "return", "-2");
+    EXPECT(t, "entry", "low", "v", "4660");
+    EXPECT(t, "return", "low", "return", "52");
+    EXPECT(t, "entry", "is_big", "n", "5000");
+    EXPECT(t, "return", "is_big", "return", "1");
+    /* Fields of the struct an argument points to, nested ones included. */
+    EXPECT(t, "entry", "conn_step", "c", "\"pointer\"");
+    EXPECT(t, "field", "conn_step", "c->state", "0");
+    EXPECT(t, "field", "conn_step", "c->port", "8080");
+    EXPECT(t, "field", "conn_step", "c->tag", "-3");
+    EXPECT(t, "field", "conn_step", "c->hdr.len", "1000");
+    EXPECT(t, "field", "conn_step", "c->hdr.kind", "2");
+    EXPECT(t, "field", "conn_step", "c->total", "0");
+    EXPECT(t, "return", "conn_step", "return", "2");
+    /* A null struct pointer gives no fields, and neither do unmapped or made-up ones. */
+    EXPECT(t, "entry", "conn_step", "c", "\"null\"");
+    EXPECT(t, "return", "conn_step", "return", "-1");
+    assert_int_equal(count(t, "\"kind\":\"field\",\"function\":\"conn_step\""), 6);
+    assert_int_equal(count(t, "\"kind\":\"field\",\"function\":\"is_set\""), 0);
+    assert_int_equal(count(t, "\"kind\":\"entry\",\"function\":\"is_set\""), 2);
+    /* Variadic: the fixed arguments. */
+    EXPECT(t, "entry", "sum", "n", "3");
+    EXPECT(t, "return", "sum", "return", "6");
+    /* Recursion: every level enters and returns. */
+    for (int n = 1; n <= 5; n++) {
+        char v[4];
+        snprintf(v, sizeof v, "%d", n);
+        EXPECT(t, "entry", "fact", "n", v);
+    }
+    EXPECT(t, "return", "fact", "return", "120");
+    assert_int_equal(count(t, "\"kind\":\"entry\",\"function\":\"fact\""), 5);
+    /* An inlined function has no boundary of its own: its caller's values tell. */
+    EXPECT(t, "entry", "quad", "x", "66");
+    EXPECT(t, "return", "quad", "return", "264");
+    assert_null(strstr(t, "\"function\":\"twice\""));
+    /* Pointers into the input are offsets, the same in every run. */
+    EXPECT(t, "entry", "skip", "p", "\"input+0\"");
+    EXPECT(t, "return", "skip", "return", "\"input+1\"");
+    assert_non_null(strstr(t, "\"kind\":\"entry\",\"function\":\"nothing\""));
+    assert_non_null(strstr(t, "\"kind\":\"return\",\"function\":\"nothing\""));
+}
+
+/* The same values at every optimisation level; the program's own checks pass. */
+static void c_at_every_level(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        char flags[32], name[32];
+        snprintf(flags, sizeof flags, "-g %s", levels[i]);
+        snprintf(name, sizeof name, "values%s", levels[i]);
+        build(name, SIFT_CC, FIXTURES "/values.c", flags);
+        assert_int_equal(sh("./%s ab", name), 0);
+        char *t = trace(name);
+        check_c_values(t);
+        assert_non_null(strstr(t, "values.c\",\"line\":26,"));
+        free(t);
+    }
+}
+
+/* Without -g, names come from symbols and positions. */
+static void names_without_debug_info(void **state)
+{
+    (void)state;
+    build("nodebug", SIFT_CC, FIXTURES "/values.c", "-O1");
+    char *t = trace("nodebug");
+    EXPECT(t, "entry", "add", "arg0", "65");
+    EXPECT(t, "entry", "add", "arg1", "66");
+    EXPECT(t, "field", "conn_step", "arg0->field0", "0");
+    EXPECT(t, "field", "conn_step", "arg0->field1", "8080");
+    EXPECT(t, "field", "conn_step", "arg0->field3.0", "1000");
+    EXPECT(t, "return", "conn_step", "return", "2");
+    assert_non_null(strstr(t, "\"line\":0,"));
+    free(t);
+}
+
+static void cxx(void **state)
+{
+    (void)state;
+    build("values_cc", SIFT_CXX, FIXTURES "/values.cc", "-g -O1");
+    char *t = trace("values_cc");
+    EXPECT(t, "entry", "net::Conn::step", "this", "\"pointer\"");
+    EXPECT(t, "entry", "net::Conn::step", "ev", "65");
+    EXPECT(t, "field", "net::Conn::step", "this->state", "1");
+    EXPECT(t, "return", "net::Conn::step", "return", "66");
+    EXPECT(t, "entry", "larger<long>", "a", "3");
+    EXPECT(t, "entry", "larger<long>", "b", "9");
+    EXPECT(t, "return", "larger<long>", "return", "9");
+    EXPECT(t, "return", "doubled", "return", "132");
+    free(t);
+}
+
+/* -fsift-values-max-struct=0 reads no fields; the arguments are still there. */
+static void struct_limit(void **state)
+{
+    (void)state;
+    build("nofields", SIFT_CC, FIXTURES "/values.c", "-g -O1 -fsift-values-max-struct=0");
+    char *t = trace("nofields");
+    EXPECT(t, "entry", "conn_step", "ev", "2");
+    assert_int_equal(count(t, "\"kind\":\"field\""), 0);
+    free(t);
+}
+
+static const char lib_c[] = "__attribute__((noinline)) int triple(int x) { return 3 * x; }\n";
+static const char main_c[] =
+    "#include <stddef.h>\n#include <stdint.h>\nint triple(int x);\n"
+    "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return n ? triple(d[0]) - 195 : "
+    "0; }\n";
+
+static void write_sources(void)
+{
+    char *paths[] = {sift_test_write(dir, "lib.c", lib_c, 0644),
+                     sift_test_write(dir, "main.c", main_c, 0644),
+                     sift_test_write(dir, "lib.txt", lib_c, 0644)};
+    for (size_t i = 0; i < 3; i++) {
+        assert_non_null(paths[i]);
+        free(paths[i]);
+    }
+}
+
+static void expect_triple(const char *program)
+{
+    char *t = trace(program);
+    EXPECT(t, "entry", "triple", "x", "65");
+    EXPECT(t, "return", "triple", "return", "195");
+    free(t);
+}
+
+/* The shapes of compile commands that build systems use. */
+static void compile_shapes(void **state)
+{
+    (void)state;
+    write_sources();
+    /* Several sources compiled at once, each to its object in the current folder. */
+    assert_int_equal(sh("rm -f lib.o main.o && " SIFT_CC
+                        " -fsift-values %s -g -c lib.c main.c && " SIFT_CC
+                        " %s -fsanitize=fuzzer lib.o main.o -o two",
+                        SIFT_TEST_SAN, SIFT_TEST_SAN),
+                     0);
+    expect_triple("two");
+    /* Compile and link in one command; a language set with -x applies to sources only. */
+    assert_int_equal(sh(SIFT_CC " -fsift-values %s -g -fsanitize=fuzzer -x c lib.txt -x none "
+                                "main.c -o one",
+                        SIFT_TEST_SAN),
+                     0);
+    expect_triple("one");
+    /* -c -o with a dependency file named, and naming its target, as clang would. */
+    assert_int_equal(sh("mkdir -p sub && " SIFT_CC " -fsift-values %s -MD -c lib.c -o sub/x.o && "
+                        "test -f sub/x.o && head -c 9 sub/x.d",
+                        SIFT_TEST_SAN),
+                     0);
+    assert_string_equal(proc.out, "sub/x.o: ");
+    /* Preprocessing and assembly output stay clang's own. */
+    assert_int_equal(sh(SIFT_CC " -fsift-values -E lib.c"), 0);
+    assert_non_null(strstr(proc.out, "triple"));
+    assert_int_equal(sh(SIFT_CC " -fsift-values -S lib.c -o lib.s && ! grep -q sift_values lib.s"),
+                     0);
+    /* A compile error reads as clang's own, once. */
+    assert_int_not_equal(sh("clang -c lib.c -include nonexistent.h"), 0);
+    char *direct = strdup(proc.err);
+    assert_non_null(direct);
+    assert_int_not_equal(sh(SIFT_CC " -fsift-values -c lib.c -include nonexistent.h"), 0);
+    assert_string_equal(proc.err, direct);
+    free(direct);
+}
+
+static void switches(void **state)
+{
+    (void)state;
+    write_sources();
+    /* Off: the program has no value tables, and -trace says so in one line. */
+    assert_int_equal(
+        sh(SIFT_CC " -fno-sift-values %s -fsanitize=fuzzer lib.c main.c -o off", SIFT_TEST_SAN), 0);
+    assert_int_equal(sh("./off -trace=- ab"), 1);
+    assert_non_null(strstr(proc.err, "sift: -trace: this program has no value instrumentation"));
+    /* SIFT_VALUES sets the default; the flags win over it. */
+    assert_int_equal(sh("SIFT_VALUES=1 " SIFT_CC " %s -g -fsanitize=fuzzer lib.c main.c -o env_on",
+                        SIFT_TEST_SAN),
+                     0);
+    expect_triple("env_on");
+    assert_int_equal(sh("SIFT_VALUES=1 " SIFT_CC " -fno-sift-values %s -fsanitize=fuzzer lib.c "
+                        "main.c -o env_off && ./env_off -trace=- ab",
+                        SIFT_TEST_SAN),
+                     1);
+    assert_int_equal(sh("SIFT_VALUES=yes " SIFT_CC " -c lib.c"), 1);
+    assert_string_equal(proc.err, "sift-cc: SIFT_VALUES=yes: expected 0 or 1\n");
+    assert_int_equal(sh("echo -fsift-values > rsp && " SIFT_CC " @rsp -c lib.c"), 1);
+    assert_non_null(strstr(proc.err, "not in a response file"));
+    assert_int_equal(sh(SIFT_CC " -fsift-values-max-struct=-1 -c lib.c"), 1);
+    assert_string_equal(proc.err,
+                        "sift-cc: -fsift-values-max-struct=-1: expected a number of bytes\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(c_at_every_level),
+        cmocka_unit_test(names_without_debug_info),
+        cmocka_unit_test(cxx),
+        cmocka_unit_test(struct_limit),
+        cmocka_unit_test(compile_shapes),
+        cmocka_unit_test(switches),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
