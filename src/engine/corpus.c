@@ -21,6 +21,7 @@ struct node {
     uint32_t *fids;    /* dense feature indices, in the order of e.features */
     uint32_t idx;      /* position in the corpus */
     uint32_t owned;    /* features this entry is top-rated for */
+    uint32_t alone;    /* features no other entry has */
     uint64_t found_at; /* times_chosen when it last led to a new entry */
     double base;       /* weight before the energy, which changes with every choice */
 };
@@ -210,6 +211,9 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         }
         struct feat *f = &c->feats[*slot];
         fids[j] = *slot;
+        /* The only holder of a feature is its top-rated entry. */
+        if (f->freq == 1) c->nodes[f->top]->alone--;
+        nd->alone += f->freq == 0;
         f->freq++;
         if (f->top == NONE || mine < cost(&c->nodes[f->top]->e)) {
             if (f->top != NONE) c->nodes[f->top]->owned--;
@@ -307,7 +311,8 @@ static void choose_favored(sift_corpus *c)
     }
     for (size_t r = c->n; r--;) {
         struct node *nd = c->nodes[c->by_cost[r]];
-        if (!nd->e.favored) continue;
+        /* The only holder of a feature is favored and covers it alone: it stays. */
+        if (!nd->e.favored || nd->alone) continue;
         size_t j = 0;
         while (j < nd->e.nfeatures && c->cover[nd->fids[j]] > 1)
             j++;
