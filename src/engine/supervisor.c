@@ -241,6 +241,7 @@ static void reap_workers(sift_super *s)
         w->execs_before += atomic_load(&st->execs);
         w->pid = 0;
         uint64_t lived = sift_now_ns() - w->started_ns;
+        w->alive_before += lived;
         bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (clean && atomic_load(&st->resync)) {
             fprintf(stderr, "INFO: worker %u fell behind the discovery log; restarted\n", k);

@@ -293,14 +293,14 @@ static void write_json(sift_super *s, uint64_t now)
     for (unsigned k = 0; k < s->n; k++) {
         const sift_worker_stats *w = &s->sh.workers[k];
         const sift_super_slot *sl = &s->slots[k];
-        uint64_t execs = sl->pid > 0 ? atomic_load(&w->execs) : 0;
-        uint64_t ms = sl->pid > 0 ? (now - sl->started_ns) / 1000000ull : 0;
+        uint64_t execs = sl->execs_before + (sl->pid > 0 ? atomic_load(&w->execs) : 0);
+        uint64_t ms = (sl->alive_before + (sl->pid > 0 ? now - sl->started_ns : 0)) / 1000000ull;
         uint64_t last = atomic_load(&w->last_new_ns);
         fprintf(f,
                 "%s{\"pid\": %d, \"execs\": %llu, \"exec_per_sec\": %llu, \"corpus\": %llu, "
                 "\"new_units\": %llu, \"imported\": %llu, \"import_lag_ms\": %.3f, "
                 "\"last_new_sec\": %.3f, \"starts\": %u}",
-                k ? ", " : "", (int)sl->pid, (unsigned long long)(sl->execs_before + execs),
+                k ? ", " : "", (int)sl->pid, (unsigned long long)execs,
                 (unsigned long long)(ms ? execs * 1000ull / ms : 0),
                 (unsigned long long)atomic_load(&w->corpus),
                 (unsigned long long)atomic_load(&w->new_units),

@@ -18,6 +18,7 @@ typedef struct {
     off_t log_from;        /* where the running worker's output starts in its log */
     uint64_t started_ns;
     uint64_t execs_before; /* executions of the slot's earlier workers */
+    uint64_t alive_before; /* nanoseconds they ran */
     unsigned starts;
     bool finished; /* its worker ran out of budget */
 } sift_super_slot;
