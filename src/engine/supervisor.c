@@ -118,12 +118,13 @@ static void replay_failed(void *ctx, size_t item, sift_replay_failure why, int s
     sift_super *s = ctx;
     (void)status;
     s->replay_failed++;
-    const char *what = why == SIFT_REPLAY_HANG    ? "hangs"
-                       : why == SIFT_REPLAY_CRASH ? "crashes"
-                                                  : "cannot be read";
-    fprintf(stderr, "sift: replay: %s %s the target%s%s; skipped\n", s->items[item].path
-            ? s->items[item].path : "the empty input", why == SIFT_REPLAY_UNREADABLE ? "and" : what,
-            *artifact ? ", artifact " : "", artifact);
+    const char *path = s->items[item].path ? s->items[item].path : "the empty start input";
+    if (why == SIFT_REPLAY_UNREADABLE)
+        fprintf(stderr, "sift: replay: %s cannot be read; skipped\n", path);
+    else
+        fprintf(stderr, "sift: replay: %s %s the target%s%s; skipped\n", path,
+                why == SIFT_REPLAY_HANG ? "hangs" : "crashes", *artifact ? ", artifact " : "",
+                artifact);
 }
 
 static void describe_item(void *ctx, size_t item, unsigned *where, char *desc, size_t cap)

@@ -163,7 +163,10 @@ int sift_super_setup(sift_super *s)
     if (list_inputs(s) != 0) return 1;
     sift_rt_state *rt = sift_rt();
     size_t cap[SIFT_DOMAIN_COUNT];
-    if (!rt) return 1;
+    if (!rt) {
+        fprintf(stderr, "sift: out of memory setting up coverage maps\n");
+        return 1;
+    }
     sift_fuzzer_capacity(rt, cap);
     /* A ring holds several of the largest records, so that a burst of finds rarely waits. */
     size_t ring = 1u << 20;
