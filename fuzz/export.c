@@ -1,7 +1,8 @@
 /* Coverage exports from anywhere (another process, a file): sift_export_foreach,
  * sift_export_shape and sift_snapshot_import on any bytes. A valid export must decode to
  * ordered single-bucket entries, import into private and shared snapshots alike, add nothing
- * the second time, and come out of a map holding those counters as the same entries. */
+ * the second time, come out of a map holding those counters as the same entries, and be judged
+ * by the per-execution pass over that map as the import judged them. */
 #include "sift/snapshot.h"
 
 #include <stdint.h>
@@ -66,40 +67,109 @@ static void import_twice(sift_snapshot *snap, const uint8_t *buf, size_t len, si
         __builtin_trap();
 }
 
-/* A map with the export's domains and a count in each entry's bucket, exported again. */
-static void rebuild(const entries *l, const size_t sizes[SIFT_DOMAIN_COUNT], unsigned present)
+/* A map shaped as the export says, each domain in two regions split at SPLIT[d] (none when
+ * 0): the edges attached, as a module's compiled counters are, the others allocated with a dirty
+ * index, as the runtime's hooks use them. */
+typedef struct {
+    sift_covmap *map;
+    uint8_t *edges[2];
+    size_t split[SIFT_DOMAIN_COUNT];
+} shaped;
+
+static int shape_map(shaped *m, const size_t sizes[SIFT_DOMAIN_COUNT], unsigned present)
+{
+    if (!(m->map = sift_covmap_new())) return -1;
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
+        if (!(present & SIFT_DOMAIN_BIT(d))) continue;
+        size_t split = m->split[d],
+               len[2] = {split ? split : sizes[d], split ? sizes[d] - split : 0};
+        for (int k = 0; k < 2 && len[k]; k++) {
+            int rc;
+            if (d == SIFT_DOMAIN_EDGES) {
+                /* Exactly as long as the region, so that a read past it is seen. */
+                if (!(m->edges[k] = calloc(len[k], 1))) return -1;
+                rc = sift_covmap_attach(m->map, SIFT_DOMAIN_EDGES, m->edges[k], len[k], NULL);
+            } else {
+                rc = sift_covmap_alloc(m->map, (sift_domain)d, len[k], NULL, NULL);
+            }
+            if (rc != SIFT_OK) __builtin_trap();
+        }
+    }
+    return 0;
+}
+
+/* Counts in the map a hit count in each entry's bucket. */
+static void fill(shaped *m, const entries *l)
 {
     static const uint8_t count_of_bit[8] = {1, 2, 3, 4, 8, 16, 32, 128};
-    sift_covmap *map = sift_covmap_new();
-    if (!map) return;
-    uint8_t *counters[SIFT_DOMAIN_COUNT] = {0};
-    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        if ((present & SIFT_DOMAIN_BIT(d)) &&
-            sift_covmap_alloc(map, (sift_domain)d, sizes[d], &counters[d], NULL) != SIFT_OK)
-            __builtin_trap();
     for (size_t i = 0; i < l->n; i++) {
-        uint8_t count = count_of_bit[__builtin_ctz(l->e[i].buckets)];
-        if (sift_bucket(count) != l->e[i].buckets) __builtin_trap();
+        const entry *e = &l->e[i];
+        uint8_t count = count_of_bit[__builtin_ctz(e->buckets)];
+        if (sift_bucket(count) != e->buckets) __builtin_trap();
+        size_t split = m->split[e->domain], k = split && e->index >= split;
+        size_t at = e->index - (k ? split : 0);
+        if (e->domain == SIFT_DOMAIN_EDGES) {
+            m->edges[k][at] = count;
+            continue;
+        }
         sift_counters c;
-        if (sift_covmap_counters(map, l->e[i].domain, 0, &c) != SIFT_OK) __builtin_trap();
-        for (uint8_t k = 0; k < count; k++)
-            sift_hit(&c, l->e[i].index);
-    }
-    size_t len;
-    if (sift_covmap_export(map, SIFT_DOMAINS_ALL, NULL, 0, &len) != SIFT_ESPACE) __builtin_trap();
-    uint8_t *out = malloc(len);
-    entries again = {malloc(len / 2 * sizeof(entry) + 1), 0, len / 2};
-    size_t again_sizes[SIFT_DOMAIN_COUNT];
-    if (out && again.e) {
-        if (sift_covmap_export(map, SIFT_DOMAINS_ALL, out, len, &len) != SIFT_OK ||
-            sift_export_shape(out, len, again_sizes) != SIFT_OK ||
-            memcmp(again_sizes, sizes, sizeof again_sizes) ||
-            sift_export_foreach(out, len, collect, &again) != SIFT_OK || !same(l, &again))
+        if (sift_covmap_counters(m->map, (sift_domain)e->domain, e->index, &c) != SIFT_OK)
             __builtin_trap();
+        for (uint8_t n = 0; n < count; n++)
+            sift_hit(&c, at);
     }
+}
+
+/* The map holding the entries must export them again, and the per-execution pass over it must
+ * judge them as the import did. */
+static void rebuild(const entries *l, const size_t sizes[SIFT_DOMAIN_COUNT], unsigned present,
+                    uint8_t split)
+{
+    static const size_t cap[SIFT_DOMAIN_COUNT] = {CAP, CAP, CAP};
+    shaped m = {0};
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
+        m.split[d] = sizes[d] * split / 256;
+    sift_snapshot *snap = NULL;
+    size_t len;
+    uint8_t *out = NULL;
+    entries again = {0};
+    if (shape_map(&m, sizes, present) || sift_snapshot_create(&snap, cap, NULL, 0) != SIFT_OK)
+        goto done;
+    fill(&m, l);
+
+    sift_novelty nov, want = l->n ? SIFT_NEW_EDGE : SIFT_NOTHING;
+    if (sift_snapshot_has_new(snap, m.map, SIFT_DOMAINS_ALL, &nov) != SIFT_OK || nov != want)
+        __builtin_trap();
+    if (sift_covmap_export(m.map, SIFT_DOMAINS_ALL, NULL, 0, &len) != SIFT_ESPACE) __builtin_trap();
+    out = malloc(len);
+    again = (entries){malloc(len / 2 * sizeof(entry) + 1), 0, len / 2};
+    size_t again_sizes[SIFT_DOMAIN_COUNT];
+    if (!out || !again.e) goto done;
+    if (sift_covmap_export(m.map, SIFT_DOMAINS_ALL, out, len, &len) != SIFT_OK ||
+        sift_export_shape(out, len, again_sizes) != SIFT_OK ||
+        memcmp(again_sizes, sizes, sizeof again_sizes) ||
+        sift_export_foreach(out, len, collect, &again) != SIFT_OK || !same(l, &again))
+        __builtin_trap();
+
+    /* Export reset the counters: the same execution once more, through the pass. */
+    fill(&m, l);
+    size_t added, edges, features;
+    if (sift_snapshot_check_and_advance(snap, m.map, SIFT_DOMAINS_ALL, &nov, &added) != SIFT_OK ||
+        nov != want || added != l->n ||
+        sift_snapshot_count(snap, SIFT_DOMAINS_ALL, &edges, &features) != SIFT_OK ||
+        edges != l->n || features != l->n)
+        __builtin_trap();
+    fill(&m, l);
+    if (sift_snapshot_check_and_advance(snap, m.map, SIFT_DOMAINS_ALL, &nov, &added) != SIFT_OK ||
+        nov != SIFT_NOTHING || added != 0)
+        __builtin_trap();
+done:
     free(again.e);
     free(out);
-    sift_covmap_free(map);
+    sift_snapshot_free(snap);
+    sift_covmap_free(m.map);
+    free(m.edges[0]);
+    free(m.edges[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -140,8 +210,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sift_snapshot_free(snap);
         free(shared);
     }
-    unsigned present = buf[4];
-    rebuild(&l, sizes, present);
+    /* The header's domain byte, and where the last byte says to split each domain. */
+    rebuild(&l, sizes, buf[4], buf[size - 1]);
 done:
     free(l.e);
     free(buf);
