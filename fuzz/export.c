@@ -3,6 +3,7 @@
  * ordered single-bucket entries, import into private and shared snapshots alike, add nothing
  * the second time, come out of a map holding those counters as the same entries, and be judged
  * by the per-execution pass over that map as the import judged them. */
+#include "rt/cov/scan.h"
 #include "sift/snapshot.h"
 
 #include <stdint.h>
@@ -211,7 +212,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(shared);
     }
     /* The header's domain byte, and where the last byte says to split each domain. */
-    rebuild(&l, sizes, buf[4], buf[size - 1]);
+    /* Through the vector code this CPU runs and through the scalar code, which other CPUs run. */
+    for (int isa = SIFT_ISA_SCALAR; isa <= SIFT_ISA_AVX2; isa++) {
+        sift_scan_limit_isa((sift_isa)isa);
+        rebuild(&l, sizes, buf[4], buf[size - 1]);
+    }
 done:
     free(l.e);
     free(buf);
