@@ -79,7 +79,6 @@ loop(#{target := Target, snap := Snap, ctx := Ctx} = St, Corpus0, I) ->
     Input = mutate(pick(Corpus), maps:get(max_len, St)),
     case execute(Target, Input) of
         {crash, Error} ->
-            _ = sift_cov:take(Ctx),
             {crash, Input, Error, #{execs => I + 1, corpus => map_size(Corpus)}};
         ok ->
             case sift_cov:check_and_advance(Snap, Ctx) of
