@@ -11,7 +11,8 @@
 /* D written as a dictionary: printable bytes as they are, the rest as \xNN. */
 static char *write_dict(const sift_dict *d, size_t *len)
 {
-    char *text = malloc(d->count * (SIFT_DICT_MAX_ENTRY * 4 + 16) + 1);
+    /* Per entry: "kw<number>=", the value escaped (4 bytes a byte at most), quotes, newline. */
+    char *text = malloc(d->count * (SIFT_DICT_MAX_ENTRY * 4 + 32) + 1);
     if (!text) return NULL;
     char *p = text;
     for (size_t i = 0; i < d->count; i++) {
