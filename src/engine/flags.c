@@ -271,7 +271,7 @@ void sift_options_foreach(void (*fn)(void *ctx, const sift_flag_doc *doc), void 
     for (size_t i = 0; i < NFLAGS; i++) {
         const flag *f = &flags[i];
         format_default(f, def, sizeof(def));
-        const char *value = f->kind == FLAG_STRING     ? "PATH"
+        const char *value = f->kind == FLAG_STRING     ? "STRING"
                             : f->kind == FLAG_FEATURES ? "LIST"
                             : f->max == 1              ? "0|1"
                                                        : "N";

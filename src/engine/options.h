@@ -59,7 +59,7 @@ void sift_options_help(FILE *out, const char *argv0);
 /* One flag, for tools that document the table (the man page). */
 typedef struct {
     const char *name;
-    const char *value; /* what the value is: N, 0|1, PATH or LIST */
+    const char *value; /* what the value is: N, 0|1, STRING or LIST */
     const char *def;   /* the default as -help=1 prints it */
     const char *help;
 } sift_flag_doc;
