@@ -123,6 +123,12 @@ static void discoveries_reach_every_worker_and_the_disk_within_a_second(void **s
     assert_int_equal(sh("grep -q 'workers: 2' log && grep -q '^execs_done' o/fuzzer_stats && "
                         "grep -q '^# relative_time' o/plot_data"),
                      0);
+    /* AFL++'s summary tool reads the folder (-d: the campaign has ended). */
+    if (sh("command -v afl-whatsup") == 0) {
+        assert_int_equal(sh("afl-whatsup -s -d . 2>&1"), 0);
+        assert_non_null(strstr(proc.out, "(included in stats)"));
+        assert_null(strstr(proc.out, "Total execs : 0 thousands"));
+    }
 }
 
 static void crashes_and_hangs_are_saved_and_the_campaign_goes_on(void **state)

@@ -243,7 +243,7 @@ static void scan_peer(sift_sync *s, int dfd, const char *name)
         if (!(cand[n].name = strdup(e->d_name))) break;
         cand[n++].id = (uint32_t)id;
     }
-    qsort(cand, n, sizeof(*cand), by_id);
+    if (n) qsort(cand, n, sizeof(*cand), by_id);
     bool stopped = false;
     for (size_t i = 0; i < n && s->nitems < ROUND_MAX && !stopped; i++) {
         int rc = take_entry(s, dirfd(d), qpath, p, &cand[i]);
