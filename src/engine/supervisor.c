@@ -1,6 +1,6 @@
 /* The supervisor: one event loop that drains the discovery log into the campaign's corpus,
  * waits for workers and replaces the dead, runs replays (resume, sync imports) in children,
- * and reports. It sleeps in poll() between rounds, so that the workers keep the cores. */
+ * and reports. It sleeps between rounds of 20 ms, so that the workers keep the cores. */
 #define _GNU_SOURCE
 #include "engine/supervisor.h"
 #include "engine/artifact.h"
@@ -32,8 +32,6 @@ static volatile sig_atomic_t g_interrupts;
 #define QUICK_DEATH_NS  SECOND_NS /* a worker dying this soon after its start */
 #define QUICK_DEATHS    10        /* in a row: the target cannot be fuzzed as it is */
 #define STOP_GRACE_NS   (10 * SECOND_NS)
-#define DEFAULT_MAX_LEN 4096
-#define SEED_MAX_READ   (1u << 20)
 
 static void on_interrupt(int sig)
 {
@@ -155,9 +153,10 @@ static int replay_saved(sift_super *s)
     if (written < 0) return -1;
     sift_campaign_settle(&s->camp);
     fprintf(stderr,
-            "INFO: replayed %zu inputs: %zu kept, %zu favored, %zu failed and skipped%s\n",
+            "INFO: replayed %zu inputs: %zu kept, %zu favored, %zu failed and skipped; %ld files "
+            "written where missing\n",
             s->nitems, sift_corpus_count(s->camp.corpus), sift_corpus_favored(s->camp.corpus),
-            s->replay_failed, written > 0 ? "; wrote those missing from a folder" : "");
+            s->replay_failed, written);
     return 0;
 }
 
@@ -439,8 +438,7 @@ static void free_super(sift_super *s)
 
 int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn target)
 {
-    static sift_super s;
-    s = (sift_super){.o = o, .target = target, .argc = argc, .argv = argv,
+    sift_super s = {.o = o, .target = target, .argc = argc, .argv = argv,
                      .n = sift_super_workers(o), .start_ns = sift_now_ns(),
                      .start_unix = (uint64_t)time(NULL)};
     int rc = sift_super_setup(&s);
