@@ -47,7 +47,9 @@ struct sift_corpus {
     size_t namecap;
     size_t nfavored, nactive, bytes;
     uint64_t picks; /* since the Fenwick tree was rebuilt */
-    bool dirty;     /* entries were added since the last update */
+    uint64_t picks_since_update;
+    size_t fen_n; /* entries in the Fenwick tree: those added later wait for an update */
+    bool dirty;   /* entries were added since the last update */
 };
 
 sift_corpus *sift_corpus_new(void)
@@ -167,8 +169,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
                             const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
                             const char *name, uint64_t now_execs)
 {
-    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) ||
-        (nfeatures && !features))
+    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
         return NULL;
     if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
     const size_t per_feature = sizeof(sift_feature_id) + sizeof(uint32_t);
@@ -251,11 +252,12 @@ static double energy(const struct node *nd)
 static void fen_rebuild(sift_corpus *c)
 {
     double *t = c->fen;
-    for (size_t i = 1; i <= c->n; i++)
+    c->fen_n = c->n;
+    for (size_t i = 1; i <= c->fen_n; i++)
         t[i] = c->nodes[i - 1]->e.weight;
-    for (size_t i = 1; i <= c->n; i++) {
+    for (size_t i = 1; i <= c->fen_n; i++) {
         size_t j = i + (i & -i);
-        if (j <= c->n) t[j] += t[i];
+        if (j <= c->fen_n) t[j] += t[i];
     }
     c->picks = 0;
 }
@@ -263,7 +265,7 @@ static void fen_rebuild(sift_corpus *c)
 static double fen_total(const sift_corpus *c)
 {
     double s = 0;
-    for (size_t i = c->n; i; i -= i & -i)
+    for (size_t i = c->fen_n; i; i -= i & -i)
         s += c->fen[i];
     return s;
 }
@@ -272,10 +274,10 @@ static double fen_total(const sift_corpus *c)
 static size_t fen_find(const sift_corpus *c, double r)
 {
     size_t pos = 0, step = 1;
-    while (step * 2 <= c->n)
+    while (step * 2 <= c->fen_n)
         step *= 2;
     for (; step; step /= 2) {
-        if (pos + step <= c->n && c->fen[pos + step] <= r) {
+        if (pos + step <= c->fen_n && c->fen[pos + step] <= r) {
             pos += step;
             r -= c->fen[pos];
         }
@@ -290,7 +292,7 @@ static void reweigh(sift_corpus *c, size_t i)
     double w = c->nodes[i]->base * energy(c->nodes[i]);
     double delta = w - e->weight;
     e->weight = w;
-    for (size_t j = i + 1; j <= c->n; j += j & -j)
+    for (size_t j = i + 1; j <= c->fen_n; j += j & -j)
         c->fen[j] += delta;
 }
 
@@ -362,25 +364,30 @@ void sift_corpus_update(sift_corpus *c)
     }
     fen_rebuild(c);
     c->dirty = false;
+    c->picks_since_update = 0;
 }
 
 sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
 {
     if (!c || !rng) return NULL;
-    sift_corpus_update(c);
+    /* An update reads every feature of every entry: when inputs pour in, one per pick would
+     * turn fuzzing into bookkeeping. Amortised over picks in proportion to the corpus, it
+     * costs a small fixed share; new entries wait unweighted until then. */
+    if (c->dirty && (c->picks_since_update >= c->n / 4 || !c->nactive)) sift_corpus_update(c);
     if (!c->nactive) return NULL;
+    c->picks_since_update++;
     if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
     double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * fen_total(c);
     size_t i = fen_find(c, r);
     /* Rounding can land past the end or on a weightless entry at a span's edge: take the
      * nearest weighted entry, which exists because every active entry weighs more than 0. */
-    if (i >= c->n) i = c->n - 1;
+    if (i >= c->fen_n) i = c->fen_n - 1;
     for (size_t d = 0; !(c->nodes[i]->e.weight > 0); d++) {
         if (i >= d && c->nodes[i - d]->e.weight > 0) {
             i -= d;
             break;
         }
-        if (i + d < c->n && c->nodes[i + d]->e.weight > 0) {
+        if (i + d < c->fen_n && c->nodes[i + d]->e.weight > 0) {
             i += d;
             break;
         }
@@ -396,8 +403,8 @@ void sift_corpus_found(sift_corpus *c, sift_entry *parent)
     if (!c || !parent) return;
     struct node *nd = (struct node *)parent; /* the entry is the node's first member */
     nd->found_at = parent->times_chosen;
-    /* With entries pending, the tree does not cover them yet; the update will reweigh all. */
-    if (!c->dirty) reweigh(c, nd->idx);
+    /* An entry added since the last update is not in the tree yet; the update weighs it. */
+    if (nd->idx < c->fen_n) reweigh(c, nd->idx);
 }
 
 size_t sift_corpus_count(const sift_corpus *c)

@@ -267,7 +267,6 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, featu
                                     name, f->stats.execs);
     free(features->ids);
     if (!e) return NULL;
-    sift_corpus_update(f->corpus);
     if (save && f->out_dir) save_input(f, e);
     f->stats.new_units++;
     f->stats.last_new_ns = sift_now_ns();
@@ -326,6 +325,7 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, sift_entry *parent, const uint8_t *d
         return false;
     }
     if (!admit(f, data, size, &features, ns, true, "REDUCE")) return false;
+    sift_corpus_update(f->corpus); /* settles whether the parent lost every feature */
     /* The smaller input now holds every feature the parent held, so the parent lost them all
      * and was evicted: its file in the output corpus goes too, as libFuzzer's does. */
     char path[4096];
