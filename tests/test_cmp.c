@@ -148,6 +148,24 @@ static void test_int_closer_is_new(void **state)
     assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_COUNT);
 }
 
+/* With nobody counting the CMP domain, comparisons still feed the rings, but touch no counter. */
+static void test_features_off_keeps_rings(void **state)
+{
+    fixture *f = *state;
+    f->rt->cmp_features_off = true;
+    f->rt->tracing = true;
+    uint32_t ints = f->rt->cmps.int_next, bytes = f->rt->cmps.byte_next;
+    sift_rt_cmp(f->rt, PC, 0x1234, 0x41424344, 4);
+    sift_rt_cmp_bytes(f->rt, PC + 4, "abcd", "abzz", 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NOTHING);
+    assert_int_equal(f->rt->cmps.int_next, ints + 1);
+    assert_int_equal(f->rt->cmps.byte_next, bytes + 1);
+    assert_int_pair(last_int(f->rt), 0x1234, 0x41424344, 4);
+    f->rt->cmp_features_off = false;
+    sift_rt_cmp(f->rt, PC, 0x1234, 0x41424344, 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+}
+
 static void test_int_ring(void **state)
 {
     fixture *f = *state;
@@ -556,6 +574,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_int_closer_is_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_features_off_keeps_rings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_int_ring, setup, teardown),
         cmocka_unit_test_setup_teardown(test_int_ring_wraps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_closer_is_new, setup, teardown),

@@ -81,6 +81,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     }
     f->mask = opts->features;
     if (opts->use_value_profile) f->mask |= SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP);
+    f->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
     size_t cap[SIFT_DOMAIN_COUNT];
     sift_fuzzer_capacity(f->rt, cap);
     if (sift_snapshot_create(&f->snap, cap, NULL, 0) != SIFT_OK ||

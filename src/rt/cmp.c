@@ -40,7 +40,7 @@ SIFT_RT_NOINSTR static inline size_t site(uintptr_t pc)
 
 SIFT_RT_NOINSTR static inline void hit(sift_rt_state *rt, uintptr_t pc, size_t slot)
 {
-    sift_hit(&rt->cmp, (site(pc) + slot) & CMP_MASK);
+    if (!rt->cmp_features_off) sift_hit(&rt->cmp, (site(pc) + slot) & CMP_MASK);
 }
 
 SIFT_RT_NOINSTR static inline uint64_t width_mask(uint8_t size)
@@ -54,6 +54,7 @@ SIFT_RT_NOINSTR static inline uint64_t width_mask(uint8_t size)
 SIFT_RT_NOINSTR static inline void int_features(sift_rt_state *rt, uintptr_t pc, uint64_t a,
                                                 uint64_t b)
 {
+    if (rt->cmp_features_off) return;
     uint64_t x = a ^ b;
     uint64_t nonzero = x | x >> 4;
     nonzero |= nonzero >> 2;

@@ -68,11 +68,14 @@ typedef struct {
     sift_counters cmp, values; /* allocated domains, hit through sift_hit() */
     sift_cmp_table cmps;
     bool tracing; /* whether hooks record anything (off while not fuzzing) */
+    /* Set when nobody counts the CMP domain: the comparison hooks then only feed the operand
+     * rings, and skip hashing distances that were half of a comparison-heavy target's time. */
+    bool cmp_features_off;
     sift_rt_pcs pcs[SIFT_RT_MAX_MODULES]; /* every registered module, in load order */
     size_t npcs;
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
     size_t nguards;
-    unsigned values_mode; /* SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD (values.h); 0 = off */
+    unsigned values_mode; /* SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD (values_abi.h); 0 = off */
     sift_rt_values_table values_tables[SIFT_RT_MAX_MODULES]; /* in load order */
     size_t nvalues_tables;
     /* The SIGSEGV and SIGBUS handlers that sift_peek's handler passes other faults to. */
