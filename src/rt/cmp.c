@@ -163,14 +163,22 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
     if (best < keep) push_bytes(&rt->cmps, hay + at, needle, keep);
 }
 
-SIFT_RT_NOINSTR void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b,
-                                 uint8_t size)
+/* Inlined into every callback: a comparison-heavy target calls them millions of times a
+ * second. */
+SIFT_RT_NOINSTR static inline __attribute__((always_inline)) void
+cmp_int(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size)
 {
     uint64_t mask = width_mask(size);
     a &= mask;
     b &= mask;
     int_features(rt, pc, a, b);
     if (rt->tracing && !trivial(a, b, mask)) push_int(&rt->cmps, a, b, size);
+}
+
+SIFT_RT_NOINSTR void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b,
+                                 uint8_t size)
+{
+    cmp_int(rt, pc, a, b, size);
 }
 
 SIFT_RT_NOINSTR void sift_rt_cmp_bytes(sift_rt_state *rt, uintptr_t pc, const void *a,
@@ -189,13 +197,13 @@ SIFT_RT_NOINSTR void sift_rt_cmp_bytes(sift_rt_state *rt, uintptr_t pc, const vo
 #define TRACE_CMP(bytes, type)                                                                     \
     SIFT_RT_NOINSTR void __sanitizer_cov_trace_cmp##bytes(type a, type b)                          \
     {                                                                                              \
-        sift_rt_state *rt = sift_rt();                                                             \
-        if (rt) sift_rt_cmp(rt, CALLER_PC(), a, b, bytes);                                         \
+        sift_rt_state *rt = sift_rt_fast();                                                        \
+        if (rt) cmp_int(rt, CALLER_PC(), a, b, bytes);                                             \
     }                                                                                              \
     SIFT_RT_NOINSTR void __sanitizer_cov_trace_const_cmp##bytes(type constant, type a)             \
     {                                                                                              \
-        sift_rt_state *rt = sift_rt();                                                             \
-        if (rt) sift_rt_cmp(rt, CALLER_PC(), a, constant, bytes);                                  \
+        sift_rt_state *rt = sift_rt_fast();                                                        \
+        if (rt) cmp_int(rt, CALLER_PC(), a, constant, bytes);                                      \
     }
 
 TRACE_CMP(1, uint8_t)
@@ -211,7 +219,7 @@ TRACE_CMP(8, uint64_t)
  * and their distances would only add noise. */
 SIFT_RT_NOINSTR void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 {
-    sift_rt_state *rt = sift_rt();
+    sift_rt_state *rt = sift_rt_fast();
     uint64_t n = cases[0];
     const uint64_t *values = cases + 2;
     if (!rt || n == 0 || val < 256 || values[n - 1] < 256) return;
@@ -232,13 +240,13 @@ SIFT_RT_NOINSTR void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
 /* A divisor is compared with zero: the ring then offers the mutation that divides by zero. */
 SIFT_RT_NOINSTR void __sanitizer_cov_trace_div4(uint32_t val)
 {
-    sift_rt_state *rt = sift_rt();
+    sift_rt_state *rt = sift_rt_fast();
     if (rt) sift_rt_cmp(rt, CALLER_PC(), val, 0, 4);
 }
 
 SIFT_RT_NOINSTR void __sanitizer_cov_trace_div8(uint64_t val)
 {
-    sift_rt_state *rt = sift_rt();
+    sift_rt_state *rt = sift_rt_fast();
     if (rt) sift_rt_cmp(rt, CALLER_PC(), val, 0, 8);
 }
 
@@ -246,7 +254,7 @@ SIFT_RT_NOINSTR void __sanitizer_cov_trace_div8(uint64_t val)
  * change on every loop iteration and would flush it, and they are rarely input bytes. */
 SIFT_RT_NOINSTR void __sanitizer_cov_trace_gep(uintptr_t idx)
 {
-    sift_rt_state *rt = sift_rt();
+    sift_rt_state *rt = sift_rt_fast();
     if (rt) int_features(rt, CALLER_PC(), idx, 0);
 }
 
@@ -256,7 +264,7 @@ SIFT_RT_NOINSTR void __sanitizer_cov_trace_gep(uintptr_t idx)
 
 SIFT_RT_NOINSTR static sift_rt_state *tracing_rt(void)
 {
-    sift_rt_state *rt = sift_rt();
+    sift_rt_state *rt = sift_rt_fast();
     return rt && rt->tracing ? rt : NULL;
 }
 

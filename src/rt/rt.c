@@ -5,7 +5,7 @@
 
 /* Static storage, so that only the coverage map itself can fail to allocate. */
 static sift_rt_state state;
-static sift_rt_state *ready; /* &state once complete, NULL before or after a failed start */
+sift_rt_state *sift_rt_ready; /* &state once complete, NULL before or after a failed start */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 SIFT_RT_NOINSTR static int alloc_domain(sift_covmap *map, sift_domain domain, size_t len,
@@ -26,15 +26,15 @@ SIFT_RT_NOINSTR static void start(void)
         return;
     }
     state.map = map;
-    __atomic_store_n(&ready, &state, __ATOMIC_RELEASE);
+    __atomic_store_n(&sift_rt_ready, &state, __ATOMIC_RELEASE);
 }
 
 /* The first callers are module constructors, which may run before anything else in the
  * process, so the state cannot be set up by a constructor of its own. */
 SIFT_RT_NOINSTR sift_rt_state *sift_rt(void)
 {
-    sift_rt_state *rt = __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
+    sift_rt_state *rt = __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
     if (rt) return rt;
     pthread_once(&once, start);
-    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
 }

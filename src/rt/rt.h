@@ -89,6 +89,16 @@ typedef struct {
  * memory at start-up, in which case every hook does nothing. */
 sift_rt_state *sift_rt(void);
 
+/* The state once sift_rt() has set it up (NULL before): the same global, read inline by the
+ * comparison hooks, which run on every comparison of the target and cannot afford a call. */
+extern sift_rt_state *sift_rt_ready;
+
+static inline sift_rt_state *sift_rt_fast(void)
+{
+    sift_rt_state *rt = __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
+    return rt ? rt : sift_rt();
+}
+
 /* Records a comparison of two integers of SIZE bytes at call site PC (hooks and tests). */
 void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size);
 
