@@ -272,7 +272,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, featu
     f->stats.new_units++;
     f->stats.last_new_ns = sift_now_ns();
     f->quiet_since_execs = f->stats.execs;
-    if (how) {
+    if (how && f->opts->verbosity) {
         char extra[512];
         size_t max_size = 0;
         for (size_t i = 0; i < sift_corpus_count(f->corpus); i++)

@@ -147,9 +147,12 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
 {
     static sift_options o;
     o = *opts;
-    /* Its own random stream; the supervisor alone writes the stats file. */
+    /* Its own random stream; the supervisor alone writes the stats file and reports finds.
+     * A worker's NEW lines would cost a pass over the shared snapshot each: only -verbosity=2
+     * and up has them. */
     if (o.seed) o.seed += index;
     o.stats_file = NULL;
+    o.verbosity = o.verbosity > 1 ? o.verbosity - 1 : 0;
     const char *argv0 = argv[0];
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer f;
