@@ -90,8 +90,14 @@ static void round_trip(void **state)
     sift_dlog_scratch s = {0};
     static const uint8_t data[] = "PNG\r\n";
     sift_feature_id feats[] = {3, 4, sift_feature(2, 1u << 27, 7), (uint64_t)1 << 42};
-    sift_dlog_entry in = {.flags = SIFT_DLOG_KNOWN, .origin = 77, .exec_ns = 1234, .execs = 99,
-                          .data = data, .size = 5, .features = feats, .nfeatures = 4};
+    sift_dlog_entry in = {.flags = SIFT_DLOG_KNOWN,
+                          .origin = 77,
+                          .exec_ns = 1234,
+                          .execs = 99,
+                          .data = data,
+                          .size = 5,
+                          .features = feats,
+                          .nfeatures = 4};
     strcpy(in.name, "0123456789012345678901234567890123456789");
     strcpy(in.parent, "abc");
     strcpy(in.op, "ChangeByte-CMP");

@@ -45,8 +45,8 @@ static size_t count(const char *sub, const char *prefix, bool hidden)
     size_t n = 0;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (hidden || e->d_name[0] != '.') && !strncmp(e->d_name, prefix, strlen(prefix)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (hidden || e->d_name[0] != '.') &&
+            !strncmp(e->d_name, prefix, strlen(prefix)))
             n++;
     if (d) closedir(d);
     return n;
@@ -248,8 +248,8 @@ static void kills_of_workers_and_supervisor_lose_nothing(void **state)
         size_t before = count("o/queue", "id:", false);
         uint64_t t0 = now_ms();
         long kids[8];
-        while (now_ms() - t0 < 8000 && (children(sup, kids, 8) < 2 ||
-                                          count("o/queue", "id:", false) < before + 2))
+        while (now_ms() - t0 < 8000 &&
+               (children(sup, kids, 8) < 2 || count("o/queue", "id:", false) < before + 2))
             nap_ms(20);
         if (now_ms() - t0 >= 8000 && cycle < 3) fail_msg("cycle %d: the queue did not grow", cycle);
         remember_queue();
@@ -275,7 +275,7 @@ static void kills_of_workers_and_supervisor_lose_nothing(void **state)
     }
     /* The resumed campaign cleans what the kills cut short, and lost nothing. */
     sh("./w -workers=2 -out=o -max_total_time=2 c 2>log2; echo rc=$?; "
-         "grep -E 'INFO: replayed|partial files' log2");
+       "grep -E 'INFO: replayed|partial files' log2");
     assert_non_null(strstr(proc.out, "rc=0"));
     assert_non_null(strstr(proc.out, "INFO: replayed "));
     saved_entries_are_intact();

@@ -214,14 +214,13 @@ int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *d
     long i = add(c, e, SIZE_MAX);
     if (i < 0) return sift_corpus_find(c->corpus, e->name) >= 0 ? 0 : -1;
     if (c->corpus_dir && write_dir(c, e->name, e->data, e->size) != 0) return -1;
-    if (c->out && (c->queue_id[i] = write_queue(c, e->data, e->size, desc)) < 0)
-        return -1;
+    if (c->out && (c->queue_id[i] = write_queue(c, e->data, e->size, desc)) < 0) return -1;
     if (!c->oldest_ns || e->published_ns < c->oldest_ns) c->oldest_ns = e->published_ns;
     return 1;
 }
 
-void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item,
-                            unsigned where, long queue_id)
+void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item, unsigned where,
+                            long queue_id)
 {
     if (where & SIFT_ON_QUEUE) sift_corpus_add(c->in_queue, NULL, 0, NULL, 0, 0, e->name, 0);
     if (where & SIFT_ON_DIR) sift_corpus_add(c->in_dir, NULL, 0, NULL, 0, 0, e->name, 0);
@@ -239,8 +238,7 @@ long sift_campaign_reconcile(sift_campaign *c, sift_campaign_describe_fn describ
         char desc[256] = "";
         if (c->origin[i] != SIZE_MAX) describe(ctx, c->origin[i], &where, desc, sizeof desc);
         if (c->out && sift_corpus_find(c->in_queue, e->name) < 0) {
-            if ((c->queue_id[i] = write_queue(c, c->data[i], e->size, desc)) < 0)
-                return -1;
+            if ((c->queue_id[i] = write_queue(c, c->data[i], e->size, desc)) < 0) return -1;
             written++;
         }
         /* A find that reached the queue but not the corpus folder before a kill. */

@@ -45,8 +45,8 @@ int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *d
 
 /* Takes a record of replayed item ITEM, which is on disk in the places of WHERE (queue id
  * QUEUE_ID). Nothing is written until sift_campaign_reconcile. */
-void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item,
-                            unsigned where, long queue_id);
+void sift_campaign_replayed(sift_campaign *c, const sift_dlog_entry *e, size_t item, unsigned where,
+                            long queue_id);
 
 /* After a replay: writes every entry into the places it is missing from, the queue name of
  * a replayed item coming from DESCRIBE. Returns how many files it wrote, or -1. */

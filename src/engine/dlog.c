@@ -324,8 +324,7 @@ int sift_dlog_read(const sift_dlog *log, unsigned ring, uint64_t *cursor, sift_d
     /* The producer announces a span in RESERVE before writing it: if RESERVE has come within a
      * ring of what was copied, the copy may be torn. */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&r->reserve, memory_order_relaxed) - at > log->ring_bytes)
-        goto behind;
+    if (atomic_load_explicit(&r->reserve, memory_order_relaxed) - at > log->ring_bytes) goto behind;
     if (decode(s->buf, len, e, s) != 0) goto behind;
     *cursor = at + len;
     return 1;

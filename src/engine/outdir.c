@@ -226,10 +226,9 @@ static int append_plot(sift_outdir *o, const sift_outdir_stats *st)
     n += snprintf(line + n, sizeof line - (size_t)n,
                   "%llu, 0, 0, %llu, 0, 0, %0.02f%%, %llu, %llu, 0, %0.02f, %llu, %llu\n",
                   (unsigned long long)(st->now - st->start_time),
-                  (unsigned long long)st->corpus_count, cvg,
-                  (unsigned long long)st->saved_crashes, (unsigned long long)st->saved_hangs,
-                  st->execs_per_sec, (unsigned long long)st->execs,
-                  (unsigned long long)st->edges_found);
+                  (unsigned long long)st->corpus_count, cvg, (unsigned long long)st->saved_crashes,
+                  (unsigned long long)st->saved_hangs, st->execs_per_sec,
+                  (unsigned long long)st->execs, (unsigned long long)st->edges_found);
     /* One write of a whole line: a reader never sees half of one. */
     int rc = write(fd, line, (size_t)n) == n ? 0 : -1;
     close(fd);

@@ -114,8 +114,12 @@ static int spawn(sift_replay *rp, unsigned k, size_t start)
     }
     close(pipefd[1]);
     fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-    *c = (sift_replay_child){.pid = pid, .notes = pipefd[0], .running = -1, .next = start,
-                             .note_ns = sift_now_ns(), .log_from = c->log_from};
+    *c = (sift_replay_child){.pid = pid,
+                             .notes = pipefd[0],
+                             .running = -1,
+                             .next = start,
+                             .note_ns = sift_now_ns(),
+                             .log_from = c->log_from};
     return 0;
 }
 
@@ -181,9 +185,8 @@ unsigned sift_replay_poll(sift_replay *rp, int wait_ms)
         if (rp->kids[k].pid) p[np++] = (struct pollfd){.fd = rp->kids[k].notes, .events = POLLIN};
     if (np) poll(p, np, wait_ms);
     free(p);
-    uint64_t limit = rp->opts->timeout > 0
-                         ? (uint64_t)rp->opts->timeout * 1000000000ull + HANG_GRACE_NS
-                         : 0;
+    uint64_t limit =
+        rp->opts->timeout > 0 ? (uint64_t)rp->opts->timeout * 1000000000ull + HANG_GRACE_NS : 0;
     unsigned running = 0;
     for (unsigned k = 0; k < rp->nchildren; k++) {
         sift_replay_child *c = &rp->kids[k];

@@ -31,8 +31,8 @@ int sift_shared_map(sift_shared *s, unsigned nworkers, unsigned nrings, size_t r
     size_t len = head + stats + snap + log;
     /* Zero-filled and untouched until written: the log's rings cost memory only as they
      * fill. */
-    uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
-                        -1, 0);
+    uint8_t *mem =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED) return -1;
     s->mem = mem;
     s->len = len;

@@ -26,12 +26,12 @@
  * one global the supervisor needs. */
 static volatile sig_atomic_t g_interrupts;
 
-#define ROUND_MS        20
-#define SECOND_NS       1000000000ull
-#define SETTLE_NS       (SECOND_NS / 2)
-#define QUICK_DEATH_NS  SECOND_NS /* a worker dying this soon after its start */
-#define QUICK_DEATHS    10        /* in a row: the target cannot be fuzzed as it is */
-#define STOP_GRACE_NS   (10 * SECOND_NS)
+#define ROUND_MS       20
+#define SECOND_NS      1000000000ull
+#define SETTLE_NS      (SECOND_NS / 2)
+#define QUICK_DEATH_NS SECOND_NS /* a worker dying this soon after its start */
+#define QUICK_DEATHS   10        /* in a row: the target cannot be fuzzed as it is */
+#define STOP_GRACE_NS  (10 * SECOND_NS)
 
 static void on_interrupt(int sig)
 {
@@ -140,10 +140,17 @@ static void describe_item(void *ctx, size_t item, unsigned *where, char *desc, s
  * reported and skipped, those that add nothing stay on disk but out of the corpus. */
 static int replay_saved(sift_super *s)
 {
-    sift_replay rp = {.opts = s->o, .sh = &s->sh, .target = s->target, .argv0 = s->argv[0],
-                      .items = s->items, .n = s->nitems, .first_ring = 0,
+    sift_replay rp = {.opts = s->o,
+                      .sh = &s->sh,
+                      .target = s->target,
+                      .argv0 = s->argv[0],
+                      .items = s->items,
+                      .n = s->nitems,
+                      .first_ring = 0,
                       .nchildren = s->n < s->nitems ? s->n : (unsigned)s->nitems,
-                      .log_fds = s->logs, .announce_known = true, .on_fail = replay_failed,
+                      .log_fds = s->logs,
+                      .announce_known = true,
+                      .on_fail = replay_failed,
                       .ctx = s};
     s->replaying = true;
     run_replay(s, &rp);
@@ -170,8 +177,10 @@ static void start_worker(sift_super *s, unsigned k)
     w->log_from = lseek(s->logs[k], 0, SEEK_END);
     w->started_ns = sift_now_ns();
     w->starts++;
-    sift_worker_seed seed = {.corpus = s->camp.corpus, .data = s->camp.data,
-                             .cursors = s->cursors, .max_len = s->max_len};
+    sift_worker_seed seed = {.corpus = s->camp.corpus,
+                             .data = s->camp.data,
+                             .cursors = s->cursors,
+                             .max_len = s->max_len};
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
@@ -216,15 +225,19 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
             s->execs_at_crash = sift_super_execs(s);
         }
     }
-    fprintf(stderr, "#%llu\t%s worker %u %s%s%s; %s\n",
-            (unsigned long long)sift_super_execs(s), killed ? "KILLED" : hang ? "HANG  " : "CRASH ",
+    fprintf(stderr, "#%llu\t%s worker %u %s%s%s; %s\n", (unsigned long long)sift_super_execs(s),
+            killed ? "KILLED"
+            : hang ? "HANG  "
+                   : "CRASH ",
             k, how, have ? ", artifact " : "", artifact,
             s->stopping ? "campaign ending" : "starting another");
     if (have && s->camp.out) sift_super_save_fault(s, hang, status, artifact);
     s->quick_deaths = !killed && lived_ns < QUICK_DEATH_NS ? s->quick_deaths + 1 : 0;
     if (s->quick_deaths >= QUICK_DEATHS) {
-        fprintf(stderr, "sift: workers died %d times in a row within a second of starting "
-                        "(last: %s); stopping\n", QUICK_DEATHS, how);
+        fprintf(stderr,
+                "sift: workers died %d times in a row within a second of starting "
+                "(last: %s); stopping\n",
+                QUICK_DEATHS, how);
         s->stopping = true;
         if (!s->exit_code) s->exit_code = (int)o->error_exitcode;
     }
@@ -284,10 +297,17 @@ static void sync_round(sift_super *s, uint64_t now)
     const sift_replay_item *items;
     size_t n = sift_sync_scan(s->sync, now, &items);
     if (!n) return;
-    s->sync_rp = (sift_replay){.opts = s->o, .sh = &s->sh, .target = s->target,
-                               .argv0 = s->argv[0], .items = items, .n = n, .nchildren = 1,
-                               .first_ring = s->n, .log_fds = &s->logs[s->n],
-                               .on_fail = sift_super_sync_failed, .ctx = s};
+    s->sync_rp = (sift_replay){.opts = s->o,
+                               .sh = &s->sh,
+                               .target = s->target,
+                               .argv0 = s->argv[0],
+                               .items = items,
+                               .n = n,
+                               .nchildren = 1,
+                               .first_ring = s->n,
+                               .log_fds = &s->logs[s->n],
+                               .on_fail = sift_super_sync_failed,
+                               .ctx = s};
     if (sift_replay_start(&s->sync_rp) == 0) s->syncing = true;
 }
 
@@ -342,8 +362,7 @@ static int campaign(sift_super *s)
     sift_campaign_settle(&s->camp);
     sift_super_report(s, sift_now_ns(), true);
     sift_super_status(s, "DONE", 0);
-    fprintf(stderr, "Done %llu runs in %llu second(s)\n",
-            (unsigned long long)sift_super_execs(s),
+    fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)sift_super_execs(s),
             (unsigned long long)((sift_now_ns() - s->start_ns) / SECOND_NS));
     if (s->exit_code) return s->exit_code;
     if (s->crashes) return (int)s->o->error_exitcode;
@@ -366,9 +385,16 @@ static void replay_part(sift_super *s, unsigned where)
     s->items = items;
     s->info = part;
     s->nitems = n;
-    sift_replay rp = {.opts = s->o, .sh = &s->sh, .target = s->target, .argv0 = s->argv[0],
-                      .items = items, .n = n, .nchildren = s->n < n ? s->n : (unsigned)n,
-                      .log_fds = s->logs, .on_fail = replay_failed, .ctx = s};
+    sift_replay rp = {.opts = s->o,
+                      .sh = &s->sh,
+                      .target = s->target,
+                      .argv0 = s->argv[0],
+                      .items = items,
+                      .n = n,
+                      .nchildren = s->n < n ? s->n : (unsigned)n,
+                      .log_fds = s->logs,
+                      .on_fail = replay_failed,
+                      .ctx = s};
     s->replaying = true;
     if (n) run_replay(s, &rp);
     s->replaying = false;
@@ -438,9 +464,13 @@ static void free_super(sift_super *s)
 
 int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn target)
 {
-    sift_super s = {.o = o, .target = target, .argc = argc, .argv = argv,
-                     .n = sift_super_workers(o), .start_ns = sift_now_ns(),
-                     .start_unix = (uint64_t)time(NULL)};
+    sift_super s = {.o = o,
+                    .target = target,
+                    .argc = argc,
+                    .argv = argv,
+                    .n = sift_super_workers(o),
+                    .start_ns = sift_now_ns(),
+                    .start_unix = (uint64_t)time(NULL)};
     int rc = sift_super_setup(&s);
     if (rc == 0) {
         struct sigaction sa = {.sa_handler = on_interrupt};

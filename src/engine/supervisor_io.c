@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SECOND_NS       1000000000ull
-#define COUNT_EVERY_NS  (SECOND_NS / 4) /* cov and ft cost a pass over the snapshot */
-#define PLOT_EVERY_NS   (5 * SECOND_NS)
-#define DEFAULT_MAX_LEN 4096
-#define SEED_MAX_READ   (1u << 20)
-#define ECHO_MAX        (32 * 1024)
+#define SECOND_NS              1000000000ull
+#define COUNT_EVERY_NS         (SECOND_NS / 4) /* cov and ft cost a pass over the snapshot */
+#define PLOT_EVERY_NS          (5 * SECOND_NS)
+#define DEFAULT_MAX_LEN        4096
+#define SEED_MAX_READ          (1u << 20)
+#define ECHO_MAX               (32 * 1024)
 #define SIFT_SUPER_MAX_WORKERS 1024
 
 /* Smallest first, as libFuzzer loads seeds; on a tie the queue's copy runs first, so that
@@ -141,8 +141,8 @@ int sift_super_setup(sift_super *s)
     if (check_args(s) != 0) return 1;
     const char *out = o->out;
     if (o->sync_dir) {
-        if (!(s->sync = sift_sync_open(o->sync_dir, o->name, o->max_len ? (size_t)o->max_len
-                                                                          : SEED_MAX_READ)))
+        if (!(s->sync = sift_sync_open(o->sync_dir, o->name,
+                                       o->max_len ? (size_t)o->max_len : SEED_MAX_READ)))
             return 1;
         if (out && strcmp(out, sift_sync_out(s->sync))) {
             fprintf(stderr, "sift: -out=%s: with -sync_dir the output folder is %s\n", out,
@@ -201,8 +201,7 @@ int sift_super_setup(sift_super *s)
                 "bytes\n",
                 s->max_len);
     fprintf(stderr, "INFO: %u workers (logs: %s/%s), %zu saved inputs to replay\n", s->n,
-            s->has_out ? logdir : ".", s->has_out ? "worker-N.log" : "fuzz-N.log",
-            s->paths.count);
+            s->has_out ? logdir : ".", s->has_out ? "worker-N.log" : "fuzz-N.log", s->paths.count);
     s->next_pulse = 1024;
     return 0;
 }
@@ -249,7 +248,8 @@ void sift_super_report_finds(sift_super *s)
             s->imported++;
         else
             s->found++;
-        if (s->o->verbosity) sift_super_status(s, s->finds[i].synced ? "SYNC" : "NEW", s->finds[i].size);
+        if (s->o->verbosity)
+            sift_super_status(s, s->finds[i].synced ? "SYNC" : "NEW", s->finds[i].size);
     }
     s->nfinds = 0;
 }
@@ -269,8 +269,8 @@ void sift_super_status(sift_super *s, const char *what, size_t size)
     if (size) snprintf(extra, sizeof extra, " L: %zu", size);
     fprintf(stderr, "#%llu\t%-6s cov: %zu ft: %zu corp: %zu/%s exec/s: %llu workers: %u%s\n",
             (unsigned long long)sift_super_execs(s), what, s->cov, s->ft,
-            sift_corpus_count(s->camp.corpus), corp, (unsigned long long)exec_per_sec(s, now),
-            s->n, extra);
+            sift_corpus_count(s->camp.corpus), corp, (unsigned long long)exec_per_sec(s, now), s->n,
+            extra);
 }
 
 static void write_json(sift_super *s, uint64_t now)
@@ -397,8 +397,7 @@ void sift_super_echo_log(sift_super *s, unsigned k)
     free(buf);
 }
 
-static void save_fault(sift_super *s, bool hang, int status, const char *artifact,
-                       const char *desc)
+static void save_fault(sift_super *s, bool hang, int status, const char *artifact, const char *desc)
 {
     uint8_t *data;
     size_t size;
@@ -414,8 +413,8 @@ static void save_fault(sift_super *s, bool hang, int status, const char *artifac
                  (unsigned long long)sift_super_execs(s), *desc ? "," : "", desc);
     else
         snprintf(name, sizeof name, "sig:%02d,time:%llu,execs:%llu%s%s", sig,
-                 (unsigned long long)ms, (unsigned long long)sift_super_execs(s),
-                 *desc ? "," : "", desc);
+                 (unsigned long long)ms, (unsigned long long)sift_super_execs(s), *desc ? "," : "",
+                 desc);
     sift_campaign_fault(&s->camp, hang, data, size, name);
     free(data);
 }
@@ -450,10 +449,12 @@ void sift_super_sync_failed(void *ctx, size_t item, sift_replay_failure why, int
         return;
     }
     bool hang = why == SIFT_REPLAY_HANG;
-    fprintf(stderr, "sift: sync: %s %s the target; skipped%s%s\n", path,
-            hang ? "hangs" : "crashes", *artifact ? ", artifact " : "", artifact);
-    if (hang) s->hangs++;
-    else s->crashes++;
+    fprintf(stderr, "sift: sync: %s %s the target; skipped%s%s\n", path, hang ? "hangs" : "crashes",
+            *artifact ? ", artifact " : "", artifact);
+    if (hang)
+        s->hangs++;
+    else
+        s->crashes++;
     char desc[256];
     sift_sync_describe(s->sync, item, desc, sizeof desc);
     if (*artifact) save_fault(s, hang, status, artifact, desc);

@@ -14,8 +14,8 @@
 #include <sys/types.h>
 
 typedef struct {
-    pid_t pid;             /* 0 while none runs */
-    off_t log_from;        /* where the running worker's output starts in its log */
+    pid_t pid;      /* 0 while none runs */
+    off_t log_from; /* where the running worker's output starts in its log */
     uint64_t started_ns;
     uint64_t execs_before; /* executions of the slot's earlier workers */
     uint64_t alive_before; /* nanoseconds they ran */
@@ -61,7 +61,7 @@ typedef struct {
     size_t cov, ft;
     uint64_t counted_ns, next_pulse, next_stats_ns, next_plot_ns;
     uint64_t minute_execs, minute_ns; /* for execs_ps_last_min */
-    struct sift_super_find *finds;     /* taken in this drain, reported once saved */
+    struct sift_super_find *finds;    /* taken in this drain, reported once saved */
     size_t nfinds, findcap;
 } sift_super;
 

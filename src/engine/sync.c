@@ -86,8 +86,10 @@ static int make_dir(const char *path)
 sift_sync *sift_sync_open(const char *dir, const char *name, size_t max_len)
 {
     if (!good_name(name)) {
-        fprintf(stderr, "sift: -name=%s: expected 1 to %d letters, digits, '_', '-', '.' or '+', "
-                        "not starting with '.'\n", name, NAME_MAX_LEN);
+        fprintf(stderr,
+                "sift: -name=%s: expected 1 to %d letters, digits, '_', '-', '.' or '+', "
+                "not starting with '.'\n",
+                name, NAME_MAX_LEN);
         return NULL;
     }
     sift_sync *s = calloc(1, sizeof(*s));
@@ -166,8 +168,10 @@ static int take_entry(sift_sync *s, int qfd, const char *qpath, peer *p, const c
 {
     int fd = openat(qfd, c->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ELOOP) say_once(s, "%s/%s: a symbolic link; skipped", qpath, c->name);
-        else say_once(s, "%s/%s: %s; skipped", qpath, c->name, strerror(errno));
+        if (errno == ELOOP)
+            say_once(s, "%s/%s: a symbolic link; skipped", qpath, c->name);
+        else
+            say_once(s, "%s/%s: %s; skipped", qpath, c->name, strerror(errno));
         return errno == ENOENT ? -1 : 0;
     }
     struct stat st;
@@ -247,8 +251,10 @@ static void scan_peer(sift_sync *s, int dfd, const char *name)
     bool stopped = false;
     for (size_t i = 0; i < n && s->nitems < ROUND_MAX && !stopped; i++) {
         int rc = take_entry(s, dirfd(d), qpath, p, &cand[i]);
-        if (rc < 0) stopped = true;
-        else p->pending = cand[i].id + 1;
+        if (rc < 0)
+            stopped = true;
+        else
+            p->pending = cand[i].id + 1;
     }
     /* Come back to this folder when the round left something in it. */
     if (!same && !stopped && s->nitems < ROUND_MAX) p->mtime = st.st_mtim;
