@@ -172,7 +172,10 @@ cmp_int(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size)
     a &= mask;
     b &= mask;
     int_features(rt, pc, a, b);
-    if (rt->tracing && !trivial(a, b, mask)) push_int(&rt->cmps, a, b, size);
+    /* One-byte operands stay out of the ring, as libFuzzer and AFL++'s cmplog leave them out:
+     * a byte mutation finds any of them in 256 tries, while decoders compare bytes in their
+     * innermost loops and would flush the useful pairs. */
+    if (size > 1 && rt->tracing && !trivial(a, b, mask)) push_int(&rt->cmps, a, b, size);
 }
 
 SIFT_RT_NOINSTR void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b,
