@@ -108,6 +108,14 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
     assert_non_null(strstr(proc.out, "rc=0"));
     assert_non_null(strstr(proc.out, "\n0\n"));
     assert_int_equal(count("S/me/queue", "sync:evil"), 1);
+
+    /* An AFL++ peer that started again (its cmdline is newer than our record) may have begun a
+     * new queue: its entries are imported again; the one already here is not saved twice. */
+    rc = sh("touch -d '1 minute' S/evil/cmdline && ./w -workers=1 -sync_dir=S -name=me "
+            "-max_len=64 -max_total_time=2 2>log; grep 'restarted since' log");
+    assert_non_null(strstr(proc.out, "S/evil: restarted since the last sync; importing its queue "
+                                     "again"));
+    assert_int_equal(count("S/me/queue", "sync:evil"), 1);
 }
 
 static uint64_t now_ms(void)

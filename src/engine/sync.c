@@ -26,6 +26,7 @@ typedef struct {
     char name[NAME_MAX_LEN + 1];
     uint32_t next_id, pending; /* imported up to, and taken in the running round */
     struct timespec mtime;     /* of its queue folder when last listed */
+    time_t recorded;           /* when next_id was last written down */
 } peer;
 
 typedef struct {
@@ -150,7 +151,9 @@ static peer *find_peer(sift_sync *s, const char *name)
     snprintf(path, sizeof path, "%s/.synced/%s", s->out, name);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     uint32_t id;
+    struct stat st;
     if (fd >= 0 && read(fd, &id, sizeof id) == (ssize_t)sizeof id) p->next_id = id;
+    if (fd >= 0 && fstat(fd, &st) == 0) p->recorded = st.st_mtime;
     if (fd >= 0) close(fd);
     p->pending = p->next_id;
     return p;
@@ -214,10 +217,21 @@ static void scan_peer(sift_sync *s, int dfd, const char *name)
         return;
     }
     int qfd = openat(pfd, "queue", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    peer *p = qfd >= 0 ? find_peer(s, name) : NULL;
+    /* An AFL++ instance writes its cmdline when it starts: one started since the ids were
+     * written down may have begun a new queue from id 0, which is imported again (entries seen
+     * before add nothing), as AFL++ does. */
+    struct stat st;
+    if (p && p->recorded && p->next_id && fstatat(pfd, "cmdline", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        st.st_mtime > p->recorded) {
+        say_once(s, "%s/%s: restarted since the last sync; importing its queue again", s->dir,
+                 name);
+        p->next_id = p->pending = 0;
+        p->recorded = time(NULL);
+        p->mtime = (struct timespec){0};
+    }
     close(pfd);
     if (qfd < 0) return; /* a peer that is starting, or a stranger's folder */
-    peer *p = find_peer(s, name);
-    struct stat st;
     char qpath[4096];
     snprintf(qpath, sizeof qpath, "%s/%s/queue", s->dir, name);
     DIR *d = p && fstat(qfd, &st) == 0 ? fdopendir(qfd) : NULL;
@@ -319,6 +333,7 @@ int sift_sync_commit(sift_sync *s)
             continue;
         }
         p->next_id = p->pending;
+        p->recorded = time(NULL);
     }
     end_round(s);
     return rc;
