@@ -177,10 +177,17 @@ static void start_worker(sift_super *s, unsigned k)
     w->log_from = lseek(s->logs[k], 0, SEEK_END);
     w->started_ns = sift_now_ns();
     w->starts++;
+    /* -runs counts the campaign's executions: each worker gets its share of what is left. */
+    long long runs = s->o->runs;
+    if (runs >= 0) {
+        uint64_t done = sift_super_execs(s);
+        runs = done >= (uint64_t)runs ? 0 : (runs - (long long)done + s->n - 1) / s->n;
+    }
     sift_worker_seed seed = {.corpus = s->camp.corpus,
                              .data = s->camp.data,
                              .cursors = s->cursors,
-                             .max_len = s->max_len};
+                             .max_len = s->max_len,
+                             .runs = runs};
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();

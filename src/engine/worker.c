@@ -153,6 +153,7 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     if (o.seed) o.seed += index;
     o.stats_file = NULL;
     o.verbosity = o.verbosity > 1 ? o.verbosity - 1 : 0;
+    o.runs = seed->runs;
     const char *argv0 = argv[0];
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer f;

@@ -12,6 +12,7 @@ typedef struct {
     uint8_t *const *data;    /* each entry's input, by position; NULL where not held */
     const uint64_t *cursors; /* per ring of the log: how far that corpus has read it */
     size_t max_len;
+    long long runs; /* its share of -runs, -1 for no limit */
 } sift_worker_seed;
 
 /* Runs worker INDEX (in a child the supervisor forked) on its own copy of OPTS, after the
