@@ -71,6 +71,7 @@ static int remove_scratch(void **state)
 
 static const char *const installed[] = {
     "bin/sift-cc",
+    "bin/sift-instrument",
     "lib/libsift-cov.a",
     "lib/libsift-rt.a",
     "lib/libsift-fuzzer.a",

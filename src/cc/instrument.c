@@ -21,6 +21,7 @@ typedef struct {
     LLVMBuilderRef b;
     LLVMTypeRef i8, i16, i32, i64, ptr, slot_type, fn_type, enter_type, return_type;
     LLVMValueRef enter, ret;
+    LLVMValueRef mode; /* the module's pointer to the runtime's mode word */
     unsigned dbg_kind;
 } instr;
 
@@ -29,6 +30,11 @@ static void die(const char *path, const char *what, const char *detail)
     fprintf(stderr, "sift-instrument: %s: %s%s%s\n", path, what, detail ? ": " : "",
             detail ? detail : "");
     exit(1);
+}
+
+static LLVMValueRef int_constant(LLVMTypeRef t, uint64_t v)
+{
+    return LLVMConstInt(t, v, 0);
 }
 
 static LLVMValueRef declare_hook(instr *s, const char *name, LLVMTypeRef type)
@@ -61,13 +67,23 @@ static void set_up(instr *s)
         s->i64, s->ptr, s->ptr, s->i32, s->i16, s->i16, LLVMPointerType(s->slot_type, 0)};
     LLVMStructSetBody(s->fn_type, fn_fields, 7, 0);
     LLVMTypeRef fn_ptr = LLVMPointerType(s->fn_type, 0);
-    LLVMTypeRef enter_params[] = {fn_ptr, LLVMPointerType(s->i64, 0)};
-    LLVMTypeRef return_params[] = {fn_ptr, s->i64};
-    s->enter_type = LLVMFunctionType(LLVMVoidTypeInContext(c), enter_params, 2, 0);
-    s->return_type = LLVMFunctionType(LLVMVoidTypeInContext(c), return_params, 2, 0);
+    LLVMTypeRef mode_ptr = LLVMPointerType(s->i32, 0);
+    LLVMTypeRef enter_params[] = {mode_ptr, fn_ptr, LLVMPointerType(s->i64, 0)};
+    LLVMTypeRef return_params[] = {mode_ptr, fn_ptr, s->i64};
+    s->enter_type = LLVMFunctionType(LLVMVoidTypeInContext(c), enter_params, 3, 0);
+    s->return_type = LLVMFunctionType(LLVMVoidTypeInContext(c), return_params, 3, 0);
     s->enter = declare_hook(s, SIFT_VALUES_ENTER_HOOK, s->enter_type);
     s->ret = declare_hook(s, SIFT_VALUES_RETURN_HOOK, s->return_type);
     s->dbg_kind = LLVMGetMDKindIDInContext(c, "dbg", 3);
+    /* The hooks are called only while the runtime's mode word says they do something. Until
+     * registration points the module at that word, it points at a zero of its own. */
+    LLVMValueRef off = LLVMAddGlobal(s->m.mod, s->i32, "sift.values.off");
+    LLVMSetInitializer(off, int_constant(s->i32, 0));
+    LLVMSetGlobalConstant(off, 1);
+    LLVMSetLinkage(off, LLVMPrivateLinkage);
+    s->mode = LLVMAddGlobal(s->m.mod, LLVMPointerType(s->i32, 0), "sift.values.mode");
+    LLVMSetInitializer(s->mode, off);
+    LLVMSetLinkage(s->mode, LLVMPrivateLinkage);
 }
 
 /* A private constant C string, as an i8*. */
@@ -81,11 +97,6 @@ static LLVMValueRef string_constant(instr *s, const char *text)
     LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
     LLVMSetAlignment(g, 1);
     return LLVMConstBitCast(g, s->ptr);
-}
-
-static LLVMValueRef int_constant(LLVMTypeRef t, uint64_t v)
-{
-    return LLVMConstInt(t, v, 0);
 }
 
 /* The table: one array of every function's slots and one of the functions (sorted by id),
@@ -155,21 +166,99 @@ static void locate(instr *s, LLVMMetadataRef sp, unsigned line, LLVMMetadataRef 
     LLVMSetCurrentDebugLocation2(s->b, at);
 }
 
+/* Moves INST to the builder's position, keeping its own location (the builder would give it
+ * its current one). */
+static void move_here(instr *s, LLVMValueRef inst)
+{
+    LLVMMetadataRef at = LLVMInstructionGetDebugLoc(inst);
+    LLVMInstructionRemoveFromParent(inst);
+    LLVMInsertIntoBuilder(s->b, inst);
+    LLVMInstructionSetDebugLoc(inst, at);
+}
+
+/* Ends the block the builder is in with a branch to a new block, where the builder is left,
+ * taken when the mode word has a bit of ALWAYS, or SIFT_VALUES_FEATURES and WHEN_FEATURES holds
+ * (NULL: never); the other way goes to NEXT. *WORD receives the address of the mode word, which
+ * the hooks take. Returns the new block. */
+static LLVMBasicBlockRef branch_to_hook(instr *s, LLVMValueRef fn, unsigned always,
+                                        LLVMValueRef when_features, LLVMBasicBlockRef next,
+                                        LLVMValueRef *word)
+{
+    *word = LLVMBuildLoad2(s->b, LLVMPointerType(s->i32, 0), s->mode, "");
+    LLVMValueRef mode = LLVMBuildLoad2(s->b, s->i32, *word, "");
+    LLVMSetOrdering(mode, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(mode, 4);
+    LLVMValueRef zero = int_constant(s->i32, 0);
+    LLVMValueRef on = LLVMBuildICmp(
+        s->b, LLVMIntNE, LLVMBuildAnd(s->b, mode, int_constant(s->i32, always), ""), zero, "");
+    if (when_features) {
+        LLVMValueRef features = LLVMBuildICmp(
+            s->b, LLVMIntNE,
+            LLVMBuildAnd(s->b, mode, int_constant(s->i32, SIFT_VALUES_FEATURES), ""), zero, "");
+        on = LLVMBuildOr(s->b, on, LLVMBuildAnd(s->b, features, when_features, ""), "");
+    }
+    LLVMBasicBlockRef hook = LLVMAppendBasicBlockInContext(s->m.ctx, fn, "sift.values.hook");
+    LLVMBuildCondBr(s->b, on, hook, next);
+    LLVMPositionBuilderAtEnd(s->b, hook);
+    return hook;
+}
+
+/* Whether FN has slots whose values are features whatever they are: an argument other than a
+ * pointer, or a field. Otherwise only a null pointer argument is one. */
+static bool has_values(const sift_instr_fn *p)
+{
+    for (unsigned i = 0; i < p->nslots; i++)
+        if (p->slots[i].kind == SIFT_VALUES_FIELD ||
+            (p->slots[i].kind == SIFT_VALUES_ARG && !(p->slots[i].type & SIFT_VALUES_POINTER)))
+            return true;
+    return false;
+}
+
+/* Whether one of FN's pointer arguments is null; NULL when it has none. */
+static LLVMValueRef any_null(instr *s, const sift_instr_fn *p)
+{
+    LLVMValueRef any = NULL;
+    for (unsigned i = 0; i < p->nargs; i++) {
+        if (!(p->slots[i].type & SIFT_VALUES_POINTER)) continue;
+        LLVMValueRef null = LLVMBuildIsNull(s->b, p->args[i], "");
+        any = any ? LLVMBuildOr(s->b, any, null, "") : null;
+    }
+    return any;
+}
+
+/* A new entry block takes the old one's static allocas (which must stay in the entry block to
+ * stay static), the argument array, and the test of the mode word; the old entry block follows
+ * the hook's call, so the blocks after it keep their predecessor and their phis. A function
+ * whose only values are pointers calls the hook while fuzzing only when one of them is null:
+ * nothing else would come of the call. */
 static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 {
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(p->fn);
-    LLVMPositionBuilderBefore(s->b, LLVMGetFirstInstruction(entry));
+    LLVMBasicBlockRef old = LLVMGetEntryBasicBlock(p->fn);
+    LLVMBasicBlockRef entry = LLVMInsertBasicBlockInContext(s->m.ctx, old, "sift.values.entry");
+    LLVMPositionBuilderAtEnd(s->b, entry);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(old); i;) {
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        if (LLVMIsAAllocaInst(i) && LLVMIsAConstant(LLVMGetOperand(i, 0))) move_here(s, i);
+        i = next;
+    }
     locate(s, p->sp, p->line, NULL);
     LLVMTypeRef array_type = LLVMArrayType(s->i64, p->nargs ? p->nargs : 1);
-    LLVMValueRef array = LLVMBuildAlloca(s->b, array_type, "sift.values.args");
+    LLVMValueRef array = LLVMBuildAlloca(s->b, array_type, "sift.values.args"), word;
+    bool values = has_values(p);
+    LLVMBasicBlockRef hook =
+        branch_to_hook(s, p->fn, SIFT_VALUES_RECORD | (values ? SIFT_VALUES_FEATURES : 0),
+                       values ? NULL : any_null(s, p), old, &word);
+    LLVMMoveBasicBlockAfter(hook, entry);
     for (unsigned i = 0; i < p->nargs; i++) {
         LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
         LLVMValueRef at = LLVMBuildInBoundsGEP2(s->b, array_type, array, index, 2, "");
         LLVMBuildStore(s->b, to_i64(s, p->args[i]), at);
     }
     LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
-    LLVMValueRef args[] = {desc, LLVMBuildInBoundsGEP2(s->b, array_type, array, first, 2, "")};
-    LLVMBuildCall2(s->b, s->enter_type, s->enter, args, 2, "");
+    LLVMValueRef args[] = {word, desc,
+                           LLVMBuildInBoundsGEP2(s->b, array_type, array, first, 2, "")};
+    LLVMBuildCall2(s->b, s->enter_type, s->enter, args, 3, "");
+    LLVMBuildBr(s->b, old);
 }
 
 /* A musttail call must be followed by the return (and at most a bitcast): nothing can go in
@@ -185,18 +274,39 @@ static bool after_musttail(LLVMValueRef ret)
     return must;
 }
 
+/* Each return moves into a block of its own, after a test of the mode word: a return without
+ * a value calls its hook only for a trace, as features have nothing to take from it. */
 static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 {
     bool has_slot = p->nslots && p->slots[p->nslots - 1].kind == SIFT_VALUES_RETURN;
+    unsigned always = SIFT_VALUES_RECORD | (has_slot ? SIFT_VALUES_FEATURES : 0);
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        n++;
+    LLVMValueRef *rets = calloc(n, sizeof(*rets));
+    if (!rets) die(s->m.source, "out of memory", NULL);
+    n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
-        if (!ret || LLVMGetInstructionOpcode(ret) != LLVMRet || after_musttail(ret)) continue;
-        LLVMPositionBuilderBefore(s->b, ret);
-        locate(s, p->sp, p->line, LLVMInstructionGetDebugLoc(ret));
-        LLVMValueRef value = has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : int_constant(s->i64, 0);
-        LLVMValueRef args[] = {desc, value};
-        LLVMBuildCall2(s->b, s->return_type, s->ret, args, 2, "");
+        if (ret && LLVMGetInstructionOpcode(ret) == LLVMRet && !after_musttail(ret))
+            rets[n++] = ret;
     }
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef ret = rets[i];
+        LLVMBasicBlockRef bb = LLVMGetInstructionParent(ret);
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->m.ctx, p->fn, "sift.values.ret");
+        LLVMPositionBuilderAtEnd(s->b, done);
+        move_here(s, ret);
+        LLVMPositionBuilderAtEnd(s->b, bb);
+        locate(s, p->sp, p->line, LLVMInstructionGetDebugLoc(ret));
+        LLVMValueRef word;
+        branch_to_hook(s, p->fn, always, NULL, done, &word);
+        LLVMValueRef value = has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : int_constant(s->i64, 0);
+        LLVMValueRef args[] = {word, desc, value};
+        LLVMBuildCall2(s->b, s->return_type, s->ret, args, 3, "");
+        LLVMBuildBr(s->b, done);
+    }
+    free(rets);
 }
 
 /* Appends the registration constructor to llvm.global_ctors, keeping the entries there. */
@@ -207,14 +317,15 @@ static void register_table(instr *s, LLVMValueRef table, size_t n)
     LLVMSetLinkage(ctor, LLVMInternalLinkage);
     LLVMPositionBuilderAtEnd(s->b, LLVMAppendBasicBlockInContext(s->m.ctx, ctor, ""));
     LLVMSetCurrentDebugLocation2(s->b, NULL);
-    LLVMTypeRef reg_params[] = {s->i32, LLVMPointerType(s->fn_type, 0), s->i64};
-    LLVMTypeRef reg_type = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), reg_params, 3, 0);
+    LLVMTypeRef reg_params[] = {s->i32, LLVMPointerType(s->fn_type, 0), s->i64,
+                                LLVMPointerType(LLVMPointerType(s->i32, 0), 0)};
+    LLVMTypeRef reg_type = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), reg_params, 4, 0);
     LLVMValueRef reg = declare_hook(s, SIFT_VALUES_REGISTER_HOOK, reg_type);
     LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
     LLVMValueRef args[] = {int_constant(s->i32, SIFT_VALUES_ABI),
                            LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, first, 2),
-                           int_constant(s->i64, n)};
-    LLVMBuildCall2(s->b, reg_type, reg, args, 3, "");
+                           int_constant(s->i64, n), s->mode};
+    LLVMBuildCall2(s->b, reg_type, reg, args, 4, "");
     LLVMBuildRetVoid(s->b);
 
     LLVMValueRef old = LLVMGetNamedGlobal(s->m.mod, "llvm.global_ctors");

@@ -68,7 +68,7 @@ static const char *const no_builtin[] = {"-fno-builtin-bcmp",        "-fno-built
 
 /* Value instrumentation (docs/values.md) unless -fno-sift-values or SIFT_VALUES=0 says
  * otherwise. */
-#define SIFT_VALUES_DEFAULT 0
+#define SIFT_VALUES_DEFAULT 1
 
 /* SIFT_VALUES=0 or 1 sets the default of -fsift-values; -1 after a one-line error. */
 static int values_default(void)

@@ -96,10 +96,11 @@ INLINE void take(const sink *k, unsigned slot, uint8_t kind, uint64_t value)
     if (k->ring) sift_ring_push(k->ring, k->fn->id, (uint16_t)slot, kind, value);
 }
 
-/* The sink for RT's mode; false when the hooks do nothing. */
+/* The sink for RT's mode; false when the hooks do nothing (the mode changed since the caller's
+ * test, or a caller other than instrumented code). */
 INLINE bool sink_for(sift_rt_state *rt, const sift_values_fn *fn, sink *k)
 {
-    unsigned mode = rt ? rt->values_mode : 0;
+    unsigned mode = __atomic_load_n(&rt->values_mode, __ATOMIC_RELAXED);
     if (!mode) return false;
     bool features = mode & SIFT_VALUES_FEATURES;
     *k = (sink){
@@ -111,9 +112,16 @@ INLINE bool sink_for(sift_rt_state *rt, const sift_values_fn *fn, sink *k)
     return true;
 }
 
-SIFT_RT_NOINSTR void __sift_values_enter(const sift_values_fn *fn, const uint64_t *args)
+/* The state the mode word lies in. */
+INLINE sift_rt_state *state_of(const unsigned *mode)
 {
-    sift_rt_state *rt = sift_rt();
+    return (sift_rt_state *)((uintptr_t)mode - offsetof(sift_rt_state, values_mode));
+}
+
+SIFT_RT_NOINSTR void __sift_values_enter(const unsigned *mode, const sift_values_fn *fn,
+                                         const uint64_t *args)
+{
+    sift_rt_state *rt = state_of(mode);
     sink k;
     if (!sink_for(rt, fn, &k)) return;
     if (k.ring && fn->nargs == 0)
@@ -141,10 +149,11 @@ SIFT_RT_NOINSTR void __sift_values_enter(const sift_values_fn *fn, const uint64_
     }
 }
 
-SIFT_RT_NOINSTR void __sift_values_return(const sift_values_fn *fn, uint64_t value)
+SIFT_RT_NOINSTR void __sift_values_return(const unsigned *mode, const sift_values_fn *fn,
+                                          uint64_t value)
 {
     sink k;
-    if (!sink_for(sift_rt(), fn, &k)) return;
+    if (!sink_for(state_of(mode), fn, &k)) return;
     unsigned last = fn->nslots - 1u;
     if (fn->nslots && fn->slots[last].kind == SIFT_VALUES_RETURN)
         take(&k, last, SIFT_RING_RETURN, value);
@@ -153,7 +162,8 @@ SIFT_RT_NOINSTR void __sift_values_return(const sift_values_fn *fn, uint64_t val
 }
 
 /* Constructors run one at a time, so registration takes no lock. */
-SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n)
+SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n,
+                                            const unsigned **mode)
 {
     sift_rt_state *rt = sift_rt();
     if (!rt || n == 0) return;
@@ -164,6 +174,7 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
                 abi, SIFT_VALUES_ABI);
         return;
     }
+    *mode = &rt->values_mode;
     for (size_t i = 0; i < rt->nvalues_tables; i++)
         if (rt->values_tables[i].fns == fns) return;
     if (rt->nvalues_tables == SIFT_RT_MAX_MODULES) {

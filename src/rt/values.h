@@ -10,13 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Modes, combined in rt->values_mode. Off (0) until the engine says otherwise: a program that
- * no engine drives runs its hooks as returns. */
-#define SIFT_VALUES_FEATURES 1u /* count each value as a feature of the VALUES domain */
-#define SIFT_VALUES_RECORD   2u /* push each value into the thread's ring (trace mode) */
-
-/* Sets what the hooks do. A mode that reads fields first puts sift_peek's fault handler in
- * front of those in place (so call it after the engine installed its own). */
+/* Sets what the hooks do: SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD or both (values_abi.h), or
+ * 0, as until the engine says otherwise, so that a program no engine drives skips its hooks. A
+ * mode other than 0 first puts sift_peek's fault handler in front of those in place (so call it
+ * after the engine installed its own). */
 void sift_values_set_mode(sift_rt_state *rt, unsigned mode);
 
 /* The bucket of VALUE in a slot of type TYPE (SIFT_VALUES_WIDTH and flags):

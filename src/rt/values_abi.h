@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Passed to the registration hook; a module built for another layout is ignored. */
-#define SIFT_VALUES_ABI 1
+#define SIFT_VALUES_ABI 2
 
 /* The hooks' names, as the instrumenter declares them. */
 #define SIFT_VALUES_ENTER_HOOK    "__sift_values_enter"
@@ -21,6 +21,10 @@ typedef enum {
     SIFT_VALUES_FIELD = 1,  /* an integer field of a pointer argument's struct, at entry */
     SIFT_VALUES_RETURN = 2, /* the returned value */
 } sift_values_kind;
+
+/* What the hooks do, in the runtime's mode word (0: nothing). */
+#define SIFT_VALUES_FEATURES 1u /* count each value as a feature of the VALUES domain */
+#define SIFT_VALUES_RECORD   2u /* push each value into the thread's ring (trace mode) */
 
 /* A slot's type: its width in bytes (1, 2, 4 or 8) in the low bits, and flags. */
 #define SIFT_VALUES_WIDTH   0x0f
@@ -56,13 +60,21 @@ typedef struct sift_values_fn {
 _Static_assert(sizeof(sift_values_slot) == 16, "sift-instrument emits 16-byte slots");
 _Static_assert(sizeof(sift_values_fn) == 40, "sift-instrument emits 40-byte function entries");
 
-/* Called at entry of every instrumented function with its ARG values, each zero-extended to
- * 64 bits (pointers as addresses), and before each return with the returned value (0 when the
- * function returns nothing the runtime records). */
-void __sift_values_enter(const sift_values_fn *fn, const uint64_t *args);
-void __sift_values_return(const sift_values_fn *fn, uint64_t value);
+/* Called at entry of an instrumented function with its ARG values, each zero-extended to 64
+ * bits (pointers as addresses), and before a return with the returned value (0 when the
+ * function returns nothing the runtime records). MODE is the module's pointer to the runtime's
+ * mode word, which registration set and which the code tested before the call: it leads the
+ * hooks to the runtime's state without a call to find it. */
+void __sift_values_enter(const unsigned *mode, const sift_values_fn *fn, const uint64_t *args);
+void __sift_values_return(const unsigned *mode, const sift_values_fn *fn, uint64_t value);
 
-/* Called by each instrumented module's constructor with its table, sorted by id. */
-void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n);
+/* Called by each instrumented module's constructor with its table, sorted by id, and where the
+ * module keeps its pointer to the runtime's mode word (SIFT_VALUES_FEATURES and
+ * SIFT_VALUES_RECORD): its code calls the hooks only while that word says they do something:
+ * __sift_values_return only for a trace when there is no return value to take, and
+ * __sift_values_enter while fuzzing, for a function whose only values are pointers, only when
+ * one is null. */
+void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n,
+                            const unsigned **mode);
 
 #endif
