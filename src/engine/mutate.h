@@ -14,9 +14,9 @@ typedef const uint8_t *(*sift_pick_fn)(void *ctx, size_t *len);
 
 typedef struct {
     sift_rng *rng;
-    const sift_dict *dict;        /* user dictionary (-dict), may be NULL */
-    const sift_cmp_table *cmps;   /* recent comparison operands, may be NULL */
-    sift_pick_fn pick_other;      /* crossover source, may be NULL */
+    const sift_dict *dict;      /* user dictionary (-dict), may be NULL */
+    const sift_cmp_table *cmps; /* recent comparison operands, may be NULL */
+    sift_pick_fn pick_other;    /* crossover source, may be NULL */
     void *pick_ctx;
     bool only_ascii;
     /* Names of the operators applied by the last sift_mutate call, "-"-separated as libFuzzer
