@@ -172,6 +172,27 @@ static int remove_scratch(void **state)
     return 0;
 }
 
+/* A source compiled from a folder that shares a parent with it is still named in full (clang
+ * splits such a path into the shared folder and the rest). */
+static void sources_named_in_full(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("mkdir -p near/src near/build && cp " EXAMPLE
+                        " near/src/ && cd near/build && " SIFT_BUILD_DIR
+                        "/bin/sift-cc -fsift-values -g %s -fsanitize=fuzzer "
+                        "\"$(dirname \"$PWD\")/src/statemachine.c\" -o m && "
+                        "./m -trace=t.txt ../../short && head -n 1 t.txt && dirname \"$PWD\"",
+                        SIFT_TEST_SAN),
+                     0);
+    char *folder = strrchr(proc.out, '\n');
+    assert_non_null(folder);
+    *folder = 0;
+    folder = strrchr(proc.out, '\n') + 1;
+    char want[600];
+    snprintf(want, sizeof want, "  %s/src/statemachine.c:", folder);
+    if (!strstr(proc.out, want)) fail_msg("no '%s' in:\n%s", want, proc.out);
+}
+
 /* Two runs of one input, in text and in JSON: the same bytes each time. */
 static void same_records_every_run(void **state)
 {
@@ -234,6 +255,7 @@ int main(void)
     };
     const struct CMUnitTest runs[] = {
         cmocka_unit_test(same_records_every_run),
+        cmocka_unit_test(sources_named_in_full),
         cmocka_unit_test(records_up_to_a_crash),
         cmocka_unit_test(usage_errors),
     };

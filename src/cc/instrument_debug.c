@@ -111,9 +111,21 @@ char *sift_instr_di_file(LLVMMetadataRef sp)
 {
     LLVMMetadataRef file = LLVMDIScopeGetFile(sp);
     if (!file) return NULL;
-    unsigned len;
+    unsigned len, dir_len;
     const char *name = LLVMDIFileGetFilename(file, &len);
-    return name && len ? sift_instr_strdup(name, len) : NULL;
+    if (!name || !len) return NULL;
+    /* clang splits an absolute source path that shares more than "/" with the compilation
+     * folder into that common folder and the rest: join them again, so that a file is named
+     * the same whichever folder it was compiled from. */
+    const char *dir = LLVMDIFileGetDirectory(file, &dir_len);
+    if (name[0] == '/' || !dir || !dir_len) return sift_instr_strdup(name, len);
+    char *path = malloc((size_t)dir_len + 1 + len + 1);
+    if (!path) return NULL;
+    memcpy(path, dir, dir_len);
+    path[dir_len] = '/';
+    memcpy(path + dir_len + 1, name, len);
+    path[dir_len + 1 + len] = '\0';
+    return path;
 }
 
 /* The value a debug intrinsic call describes: its first operand, when that wraps one value. */
