@@ -16,20 +16,8 @@
 static char *dir; /* scratch folder shared by the tests; harnesses are built once */
 static sift_test_proc proc;
 
-/* Runs a shell command line made from FMT in the scratch folder; returns its exit code. */
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char line[4200];
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
-    const char *argv[] = {"sh", "-c", line, NULL};
-    sift_test_run(&proc, argv, NULL);
-    return proc.status;
-}
+/* A shell command line in the scratch folder; its status. */
+#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
 
 static size_t count_prefixed(const char *sub, const char *prefix)
 {

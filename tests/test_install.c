@@ -21,20 +21,8 @@ static char *dir;        /* scratch folder, symlinks resolved, so that paths com
 static char prefix[600]; /* installed into by the group setup */
 static sift_test_proc proc;
 
-/* Runs a shell command line made from FMT in the scratch folder; returns its exit code. */
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char line[4200];
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
-    const char *argv[] = {"sh", "-c", line, NULL};
-    sift_test_run(&proc, argv, NULL);
-    return proc.status;
-}
+/* A shell command line in the scratch folder; its status. */
+#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
 
 /* make TARGET in the source tree, on the build this test belongs to. The test may itself run
  * under make check: the outer make's jobserver is not this make's. */
@@ -70,17 +58,10 @@ static int remove_scratch(void **state)
 }
 
 static const char *const installed[] = {
-    "bin/sift-cc",
-    "bin/sift-instrument",
-    "lib/libsift-cov.a",
-    "lib/libsift-rt.a",
-    "lib/libsift-fuzzer.a",
-    "lib/libsift-interpose.a",
-    "include/sift/covmap.h",
-    "include/sift/snapshot.h",
-    "include/sift/version.h",
-    "lib/pkgconfig/sift.pc",
-    "share/man/man1/sift.1",
+    "bin/sift-cc",           "bin/sift-instrument",     "lib/libsift-cov.a",
+    "lib/libsift-rt.a",      "lib/libsift-fuzzer.a",    "lib/libsift-interpose.a",
+    "include/sift/covmap.h", "include/sift/snapshot.h", "include/sift/version.h",
+    "lib/pkgconfig/sift.pc", "share/man/man1/sift.1",
 };
 
 static void assert_installed(const char *root)

@@ -20,19 +20,8 @@
 static char *dir;
 static sift_test_proc proc;
 
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char line[4200];
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
-    const char *argv[] = {"sh", "-c", line, NULL};
-    sift_test_run(&proc, argv, NULL);
-    return proc.status;
-}
+/* A shell command line in the scratch folder; its status. */
+#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
 
 /* Entries of DIR/SUB whose names contain PART. */
 static size_t count(const char *sub, const char *part)

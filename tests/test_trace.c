@@ -136,17 +136,8 @@ static void json_lines(void **state)
 static char *dir;
 static sift_test_proc proc;
 
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-    char cmd[4096], line[4200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
-    sift_test_run(&proc, (const char *[]){"sh", "-c", line, NULL}, NULL);
-    return proc.status;
-}
+/* A shell command line in the scratch folder; its status. */
+#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
 
 static int build_example(void **state)
 {

@@ -4,6 +4,7 @@
 #include "subprocess.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,18 @@ done:
     if (out) read_back(out, p->out);
     if (err) read_back(err, p->err);
     free(args);
+}
+
+int sift_test_sh(sift_test_proc *p, const char *dir, const char *fmt, ...)
+{
+    char cmd[4096], line[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
+    sift_test_run(p, (const char *[]){"sh", "-c", line, NULL}, NULL);
+    return p->status;
 }
 
 char *sift_test_tmpdir(void)

@@ -26,6 +26,11 @@ typedef struct {
  * or NULL) added to the environment, and waits for it. */
 void sift_test_run(sift_test_proc *p, const char *const *argv, const char *const *env);
 
+/* Runs the shell command line made from FMT in folder DIR, like sift_test_run; returns the
+ * status. */
+int sift_test_sh(sift_test_proc *p, const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A new empty folder under $TMPDIR or /tmp (NULL on failure), and its removal with all it
  * holds. */
 char *sift_test_tmpdir(void);
