@@ -21,10 +21,9 @@ struct machine {
 /* Row K: the one symbol that leads from state K to K + 1; all others lead back to 0. */
 #define ADVANCE(k, symbol) [k] = {[symbol] = (k) + 1}
 static const uint8_t next_state[STATES][SYMBOLS] = {
-    ADVANCE(0, 5),  ADVANCE(1, 2),  ADVANCE(2, 7),  ADVANCE(3, 1),  ADVANCE(4, 4),
-    ADVANCE(5, 0),  ADVANCE(6, 6),  ADVANCE(7, 3),  ADVANCE(8, 2),  ADVANCE(9, 7),
-    ADVANCE(10, 1), ADVANCE(11, 5), ADVANCE(12, 3), ADVANCE(13, 6), ADVANCE(14, 0),
-    ADVANCE(15, 4),
+    ADVANCE(0, 5),  ADVANCE(1, 2),  ADVANCE(2, 7),  ADVANCE(3, 1),  ADVANCE(4, 4),  ADVANCE(5, 0),
+    ADVANCE(6, 6),  ADVANCE(7, 3),  ADVANCE(8, 2),  ADVANCE(9, 7),  ADVANCE(10, 1), ADVANCE(11, 5),
+    ADVANCE(12, 3), ADVANCE(13, 6), ADVANCE(14, 0), ADVANCE(15, 4),
 };
 
 static unsigned tally[DEEP];
