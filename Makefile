@@ -75,7 +75,7 @@ $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 
 # The value instrumenter works on LLVM bitcode through the LLVM-C API.
 $(call obj,$(INSTR_SRC)): CFLAGS += $(shell $(LLVM_CONFIG) --cflags)
-$(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC))
+$(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(shell $(LLVM_CONFIG) --ldflags --libs core bitreader bitwriter analysis) \
 	    -o $@

@@ -2,6 +2,7 @@
  * integer fields of the structs its pointer arguments point to, and its return value, each
  * named from debug information where the module has it. */
 #include "cc/instrument.h"
+#include "cc/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,24 +71,12 @@ static uint64_t function_id(const sift_instr_module *m, LLVMValueRef fn)
     return hash_text(h, name, len);
 }
 
-/* A + B + C, allocated. */
-static char *joined(const char *a, const char *b, const char *c)
-{
-    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
-    char *out = malloc(la + lb + lc + 1);
-    if (!out) return NULL;
-    memcpy(out, a, la);
-    memcpy(out + la, b, lb);
-    memcpy(out + la + lb, c, lc + 1);
-    return out;
-}
-
 /* PREFIX followed by N in decimal, allocated. */
 static char *numbered(const char *prefix, unsigned n)
 {
     char digits[16];
     snprintf(digits, sizeof(digits), "%u", n);
-    return joined(prefix, digits, "");
+    return sift_cc_join3(prefix, digits, "");
 }
 
 /* The slot type of an IR integer or pointer type, 0 for a type that is not recorded. Widths
@@ -201,7 +190,7 @@ static bool add_fields(field_walk *w, LLVMTypeRef t, uint64_t base, const char *
     for (unsigned i = 0; i < n && w->taken < SIFT_VALUES_MAX_FIELDS && w->fn_limit; i++) {
         LLVMTypeRef ft = LLVMStructGetTypeAtIndex(t, i);
         uint64_t at = base + LLVMOffsetOfElement(w->m->layout, t, i);
-        char *sub = index[0] ? joined(index, ".", "") : joined("", "", "");
+        char *sub = index[0] ? sift_cc_join3(index, ".", "") : sift_cc_join3("", "", "");
         char *grown = sub ? numbered(sub, i) : NULL;
         free(sub);
         sub = grown;
@@ -219,8 +208,8 @@ static bool add_fields(field_walk *w, LLVMTypeRef t, uint64_t base, const char *
                     w->pointer ? sift_instr_di_member(w->m->ctx, w->pointer, at * 8, &member_type)
                                : NULL;
                 bool is_unsigned = member && sift_instr_di_unsigned(w->m->ctx, member_type);
-                char *name = member ? joined(w->arg_name, "->", member)
-                                    : joined(w->arg_name, "->field", sub);
+                char *name = member ? sift_cc_join3(w->arg_name, "->", member)
+                                    : sift_cc_join3(w->arg_name, "->field", sub);
                 free(member);
                 ok = add_slot(w->plan, name, SIFT_VALUES_FIELD, value_type(ft, is_unsigned), w->arg,
                               (uint32_t)at);
@@ -319,7 +308,7 @@ bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn 
     bool is_unsigned = ret_type ? sift_instr_di_unsigned(m->ctx, ret_type)
                                 : has_param_attribute(fn, LLVMAttributeReturnIndex, "zeroext");
     uint8_t type = value_type(ret, is_unsigned);
-    if (type && !add_slot(p, joined("return", "", ""), SIFT_VALUES_RETURN, type, 0, 0))
+    if (type && !add_slot(p, sift_cc_join3("return", "", ""), SIFT_VALUES_RETURN, type, 0, 0))
         return false;
     return true;
 }

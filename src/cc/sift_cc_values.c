@@ -5,6 +5,7 @@
  * optimising or instrumenting the module a second time, and the user's flags that matter to
  * code generation (-O, -fPIC, -m..., -target, -g...) still apply. */
 #include "cc/sift_cc_values.h"
+#include "cc/text.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -171,17 +172,6 @@ static char *own(argv_t *a, char *str)
     return str;
 }
 
-static char *concat(const char *a, const char *b, const char *c)
-{
-    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
-    char *out = malloc(la + lb + lc + 1);
-    if (!out) return NULL;
-    memcpy(out, a, la);
-    memcpy(out + la, b, lb);
-    memcpy(out + la + lb, c, lc + 1);
-    return out;
-}
-
 /* PATH's file name with its extension replaced by EXT, in the folder of PATH when KEEP_DIR. */
 static char *with_extension(const char *path, const char *ext, bool keep_dir)
 {
@@ -279,8 +269,8 @@ static int compile_one(job *j, int n, int input, const char *obj)
     const char *src = j->plan->args[input];
     char num[16];
     snprintf(num, sizeof num, "/%d", n);
-    char *bc = own(&j->files, concat(j->tmp, num, ".bc"));
-    char *ibc = own(&j->files, concat(j->tmp, num, ".sift.bc"));
+    char *bc = own(&j->files, sift_cc_join3(j->tmp, num, ".bc"));
+    char *ibc = own(&j->files, sift_cc_join3(j->tmp, num, ".sift.bc"));
     argv_t a = {0};
     if (!bc || !ibc || !push(&a, j->tools->compiler) || !push_all(&a, j->tools->compile) ||
         !push_user_args(&a, j->plan, &j->s, input, false) || !push_dep_names(&a, &j->s, src) ||
@@ -351,7 +341,7 @@ static int link_all(job *j, const char *const *objs)
 static int run_job(job *j)
 {
     const char *base = getenv("TMPDIR");
-    j->tmp = concat(base && *base ? base : "/tmp", "/sift-cc-", "XXXXXX");
+    j->tmp = sift_cc_join3(base && *base ? base : "/tmp", "/sift-cc-", "XXXXXX");
     if (!j->tmp || !mkdtemp(j->tmp)) {
         fprintf(stderr, "sift-cc: cannot create a scratch folder: %s\n", strerror(errno));
         return 1;
@@ -364,7 +354,7 @@ static int run_job(job *j)
         const char *src = j->plan->args[j->s.inputs[k]];
         char num[16];
         snprintf(num, sizeof num, "/%d", n);
-        const char *obj = !j->s.compile_only ? own(&j->files, concat(j->tmp, num, ".o"))
+        const char *obj = !j->s.compile_only ? own(&j->files, sift_cc_join3(j->tmp, num, ".o"))
                           : j->s.out         ? j->s.out
                                              : own(&j->files, with_extension(src, ".o", false));
         if (!obj) {
