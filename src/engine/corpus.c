@@ -45,7 +45,7 @@ struct sift_corpus {
     sift_featmap fmap;
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
     size_t namecap;
-    size_t nfavored, nactive, bytes;
+    size_t nfavored, nactive, bytes, max_size;
     uint64_t picks; /* since the Fenwick tree was rebuilt */
     uint64_t picks_since_update;
     size_t fen_n; /* entries in the Fenwick tree: those added later wait for an update */
@@ -236,6 +236,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     c->nodes[c->n++] = nd;
     c->names[name_slot(c, name)] = nd->idx;
     c->bytes += size;
+    if (size > c->max_size) c->max_size = size;
     c->dirty = true;
     return &nd->e;
 }
@@ -425,6 +426,11 @@ size_t sift_corpus_active(const sift_corpus *c)
 size_t sift_corpus_bytes(const sift_corpus *c)
 {
     return c ? c->bytes : 0;
+}
+
+size_t sift_corpus_max_size(const sift_corpus *c)
+{
+    return c ? c->max_size : 0;
 }
 
 sift_entry *sift_corpus_at(sift_corpus *c, size_t i)

@@ -38,10 +38,10 @@ void sift_corpus_free(sift_corpus *c);
 
 /* Adds a copy of DATA with its features (any order, duplicates allowed; copied). With DATA
  * NULL the entry holds no input (its SIZE still rates it): for a corpus whose inputs are kept
- * elsewhere, which must then never pick it for mutation. NAME is the hex SHA-1. Returns the new entry, or NULL when out of memory, when NAME is NULL or longer
- * than 40 characters, or when an entry with the same NAME exists. The entry is scheduled from
- * the next update (sift_corpus_pick runs one itself when entries were added). Entry pointers
- * stay valid until sift_corpus_free. */
+ * elsewhere, which must then never pick it for mutation. NAME is the hex SHA-1. Returns the new
+ * entry, or NULL when out of memory, when NAME is NULL or longer than 40 characters, or when an
+ * entry with the same NAME exists. The entry is scheduled from the next update (sift_corpus_pick
+ * runs one itself when entries were added). Entry pointers stay valid until sift_corpus_free. */
 sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
                             const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
                             const char *name, uint64_t now_execs);
@@ -65,6 +65,8 @@ size_t sift_corpus_favored(const sift_corpus *c);
 size_t sift_corpus_active(const sift_corpus *c);
 /* Input bytes held, evicted entries included. */
 size_t sift_corpus_bytes(const sift_corpus *c);
+/* Size of the largest entry ever added (entries are never removed, only evicted). */
+size_t sift_corpus_max_size(const sift_corpus *c);
 /* Entry I in order of addition; NULL when out of range. */
 sift_entry *sift_corpus_at(sift_corpus *c, size_t i);
 /* Position of the entry named NAME, in order of addition; -1 when there is none. */

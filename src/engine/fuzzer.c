@@ -274,15 +274,11 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, featu
     f->quiet_since_execs = f->stats.execs;
     if (how && f->opts->verbosity) {
         char extra[512];
-        size_t max_size = 0;
-        for (size_t i = 0; i < sift_corpus_count(f->corpus); i++)
-            if (sift_corpus_at(f->corpus, i)->size > max_size)
-                max_size = sift_corpus_at(f->corpus, i)->size;
         int ops = 0;
         for (const char *c = f->mutator.trace; *c; c++)
             ops += *c == '-';
-        snprintf(extra, sizeof extra, " L: %zu/%zu MS: %d %s", size, max_size, ops,
-                 f->mutator.trace);
+        snprintf(extra, sizeof extra, " L: %zu/%zu MS: %d %s", size,
+                 sift_corpus_max_size(f->corpus), ops, f->mutator.trace);
         sift_fuzzer_status(f, how, extra);
     }
     return e;
@@ -492,10 +488,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         fprintf(stderr, "sift: out of memory for inputs of -max_len=%zu bytes\n", f->max_len);
         return 1;
     }
-    size_t largest = 0;
-    for (size_t i = 0; i < sift_corpus_count(f->corpus); i++)
-        if (sift_corpus_at(f->corpus, i)->size > largest)
-            largest = sift_corpus_at(f->corpus, i)->size;
+    size_t largest = sift_corpus_max_size(f->corpus);
     f->len_limit = f->opts->len_control ? (largest > 4 ? largest : 4) : f->max_len;
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
     sift_fuzzer_status(f, "INITED", NULL);
