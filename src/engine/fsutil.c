@@ -42,10 +42,9 @@ static bool on_stack(const walk_stack *s, const struct stat *st)
     return false;
 }
 
-static int walk(sift_pathlist *list, const char *dir, walk_stack *s)
+/* Lists the open folder D (named DIR) and closes it; -1 only when out of memory. */
+static int walk(sift_pathlist *list, DIR *d, const char *dir, walk_stack *s)
 {
-    DIR *d = opendir(dir);
-    if (!d) return -1;
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d))) {
@@ -61,7 +60,8 @@ static int walk(sift_pathlist *list, const char *dir, walk_stack *s)
         } else if (S_ISDIR(st.st_mode) && s->depth < MAX_DEPTH && !on_stack(s, &st)) {
             s->dev[s->depth] = st.st_dev;
             s->ino[s->depth++] = st.st_ino;
-            walk(list, path, s);
+            DIR *sub = opendir(path); /* an unreadable subfolder is skipped */
+            if (sub) rc = walk(list, sub, path, s);
             s->depth--;
         }
     }
@@ -81,13 +81,12 @@ int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
         return -1;
     }
     walk_stack s = {.dev = {st.st_dev}, .ino = {st.st_ino}, .depth = 1};
-    DIR *probe = opendir(dir);
-    if (!probe) {
+    DIR *d = opendir(dir);
+    if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    closedir(probe);
-    if (walk(list, dir, &s) != 0) {
+    if (walk(list, d, dir, &s) != 0) {
         snprintf(err, errlen, "%s: out of memory while listing", dir);
         return -1;
     }
