@@ -30,27 +30,30 @@ run_parallel(Workers, Target, Seeds, Opts) ->
     Snap = sift_cov:snapshot_new(maps:get(probes, Opts, ?PROBES)),
     {A, B, C} = maps:get(seed, Opts, {1, 2, 3}),
     Parent = self(),
+    %% Results carry this run's reference: a worker killed after a crash may already have sent
+    %% its result, and that stale message must not count in a later run.
+    Ref = make_ref(),
     Pids = [begin
                 WOpts = Opts#{seed => {A, B, C + K}},
                 spawn_link(fun() ->
                                    Peers = receive {sift_peers, Ps} -> Ps -- [self()] end,
-                                   Parent ! {sift_result, self(),
+                                   Parent ! {sift_result, Ref, self(),
                                              fuzz(Target, Seeds, Snap, Peers, WOpts)}
                            end)
             end || K <- lists:seq(1, Workers)],
     [P ! {sift_peers, Pids} || P <- Pids],
-    collect(Pids, #{execs => 0, corpus => 0}).
+    collect(Ref, Pids, #{execs => 0, corpus => 0}).
 
-collect([], Stats) ->
+collect(_Ref, [], Stats) ->
     {done, Stats};
-collect(Pids, Stats) ->
+collect(Ref, Pids, Stats) ->
     receive
-        {sift_result, Pid, {crash, _, _, _} = Crash} ->
+        {sift_result, Ref, Pid, {crash, _, _, _} = Crash} ->
             [begin unlink(P), exit(P, kill) end || P <- Pids, P =/= Pid],
             Crash;
-        {sift_result, Pid, {done, #{execs := E, corpus := N}}} ->
+        {sift_result, Ref, Pid, {done, #{execs := E, corpus := N}}} ->
             #{execs := E0, corpus := N0} = Stats,
-            collect(Pids -- [Pid], Stats#{execs => E0 + E, corpus => N0 + N})
+            collect(Ref, Pids -- [Pid], Stats#{execs => E0 + E, corpus => N0 + N})
     end.
 
 fuzz(Target, Seeds, Snap, Peers, Opts) ->
