@@ -1,0 +1,62 @@
+# Debian source packages for the benchmarks: sourced by bench/ scripts, never run alone.
+
+# debsrc_fetch PKG DEST CHECK: unpacks PKG's source into DEST once (DEST/PKG-VERSION) and prints
+# that folder; CHECK is a file the tree must hold for an earlier fetch to count. apt-get source
+# needs deb-src entries: where there are none, they are added from the deb entries, pointing at
+# the same mirrors.
+debsrc_fetch() {
+    local pkg=$1 dest=$2 check=$3 src
+    src=$(find "$dest" -maxdepth 1 -type d -name "$pkg-*" 2>/dev/null | head -n 1)
+    if [ -n "$src" ] && [ -f "$src/$check" ]; then
+        echo "$src"
+        return
+    fi
+    command -v dpkg-source >/dev/null || apt-get install -y -q dpkg-dev >&2
+    rm -rf "$dest" && mkdir -p "$dest"
+    if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Version:'; then
+        local list=/etc/apt/sources.list.d/sift-deb-src.sources f
+        : >"$list.tmp"
+        for f in /etc/apt/sources.list.d/*.sources; do
+            [ -f "$f" ] && [ "$f" != "$list" ] || continue
+            grep -Eq '^Types:.*\<deb\>' "$f" || continue
+            sed -E 's/^Types:.*$/Types: deb-src/' "$f" >>"$list.tmp"
+            echo >>"$list.tmp"
+        done
+        if [ -f /etc/apt/sources.list ]; then
+            sed -nE 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list >"${list%.sources}.list"
+            [ -s "${list%.sources}.list" ] || rm -f "${list%.sources}.list"
+        fi
+        if [ -s "$list.tmp" ]; then mv "$list.tmp" "$list"; else rm -f "$list.tmp"; fi
+        apt-get update -q >&2
+    fi
+    # The newest version first; a mirror that lacks it (a security update not mirrored yet)
+    # falls back to the next.
+    local v ok=
+    for v in "" $(apt-cache showsrc "$pkg" | sed -n 's/^Version: //p' | sort -rV); do
+        if (cd "$dest" && apt-get source -q "$pkg${v:+=$v}" >&2); then
+            ok=1
+            break
+        fi
+        rm -rf "${dest:?}"/*
+    done
+    src=$(find "$dest" -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
+    if [ -z "$ok" ] || [ -z "$src" ] || [ ! -f "$src/$check" ]; then
+        echo "bench: cannot fetch $pkg's source with apt-get source into $dest" >&2
+        return 1
+    fi
+    echo "$src"
+}
+
+# debsrc_need PKG...: installs the Debian packages among PKG... that are missing.
+debsrc_need() {
+    local p missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+        { $sudo apt-get update -q >&2 &&
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
+}
