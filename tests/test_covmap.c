@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "sift/covmap.h"
+#include "rt/cov/scan.h"
+#include "support/twinmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +214,99 @@ static void malformed_exports_are_refused(void **state)
     sift_covmap_free(m);
 }
 
+static void function_index_arguments(void **state)
+{
+    (void)state;
+    uint8_t compiled[100] = {0}, dirty[4] = {0};
+    const uint32_t starts[] = {0, 10, 10, 99}, backwards[] = {0, 20, 10}, beyond[] = {0, 101},
+                   late[] = {5, 10};
+    size_t first, allocated;
+    sift_covmap *m = sift_covmap_new();
+    assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, 64, NULL, &allocated), SIFT_OK);
+    assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 100, &first), SIFT_OK);
+    assert_int_equal(sift_covmap_index_functions(NULL, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, NULL, starts, 4),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 0),
+                     SIFT_EINVAL);
+    /* Only an attached region, from its first counter, and starts that fit it in order. */
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, allocated, dirty, starts, 4),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first + 1, dirty, starts, 4),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_CMP, first, dirty, starts, 4),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, late, 2),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, backwards, 3),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, beyond, 2),
+                     SIFT_EINVAL);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
+                     SIFT_OK);
+    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
+                     SIFT_EINVAL);
+    /* Counters are read through the marks: function 3 (99) is marked, function 0 is not. */
+    compiled[5] = 1;
+    compiled[99] = 2;
+    dirty[3] = 1;
+    uint8_t out[164];
+    assert_int_equal(sift_covmap_take(m, SIFT_DOMAIN_EDGES, out, sizeof out), SIFT_OK);
+    assert_int_equal(out[first + 99], 2);
+    assert_int_equal(out[first + 5], 0);
+    assert_int_equal(compiled[5], 1);
+    assert_int_equal(dirty[3], 0);
+    sift_covmap_free(m);
+}
+
+/* Take and export through a function index give what the full scan gives, and leave the
+ * counters and marks clear: every length around a line, functions of 0 and 1 counters, at the
+ * start and at the end, sparse executions and one that runs everything. */
+static void function_index_reads_like_a_full_scan(void **state)
+{
+    (void)state;
+    static const size_t lens[] = {1, 2, 63, 64, 65, 127, 129, 1000, 5003};
+    uint8_t *a = malloc(5003), *b = malloc(5003);
+    size_t cap = 16 * 5003, alen, blen;
+    uint8_t *ea = malloc(cap), *eb = malloc(cap);
+    assert_true(a && b && ea && eb);
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]) * 2; l++) {
+        sift_scan_limit_isa(l % 2 ? SIFT_ISA_SCALAR : SIFT_ISA_AVX2);
+        for (unsigned seed = 1; seed <= 8; seed++) {
+            sift_test_twin t;
+            assert_true(sift_test_twin_new(&t, lens[l / 2], seed));
+            for (int round = 0; round < 6; round++) {
+                sift_test_twin_run(&t, round == 5);
+                assert_int_equal(sift_covmap_take(t.plain_map, SIFT_DOMAIN_EDGES, a, t.len),
+                                 SIFT_OK);
+                assert_int_equal(sift_covmap_take(t.indexed_map, SIFT_DOMAIN_EDGES, b, t.len),
+                                 SIFT_OK);
+                assert_memory_equal(a, b, t.len);
+                assert_true(sift_test_twin_clean(&t));
+
+                sift_test_twin_run(&t, round == 4);
+                /* Too small a buffer leaves counters and marks for the next try. */
+                assert_int_equal(sift_covmap_export(t.indexed_map, SIFT_DOMAINS_ALL, eb, 4, &blen),
+                                 SIFT_ESPACE);
+                assert_int_equal(sift_covmap_export(t.plain_map, SIFT_DOMAINS_ALL, ea, cap, &alen),
+                                 SIFT_OK);
+                assert_int_equal(
+                    sift_covmap_export(t.indexed_map, SIFT_DOMAINS_ALL, eb, cap, &blen), SIFT_OK);
+                assert_int_equal(alen, blen);
+                assert_memory_equal(ea, eb, alen);
+                assert_true(sift_test_twin_clean(&t));
+            }
+            sift_test_twin_free(&t);
+        }
+    }
+    sift_scan_limit_isa(SIFT_ISA_AVX2);
+    free(a);
+    free(b);
+    free(ea);
+    free(eb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +317,8 @@ int main(void)
         cmocka_unit_test(hit_saturates),
         cmocka_unit_test(export_lists_what_ran),
         cmocka_unit_test(malformed_exports_are_refused),
+        cmocka_unit_test(function_index_arguments),
+        cmocka_unit_test(function_index_reads_like_a_full_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "sift/snapshot.h"
+#include "rt/cov/scan.h"
+#include "support/twinmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +262,62 @@ static void shared_memory_claims_once(void **state)
     munmap(shm, bytes);
 }
 
+static sift_novelty twin_query(sift_snapshot *snap, sift_covmap *map)
+{
+    sift_novelty n = SIFT_NEW_EDGE + 1;
+    assert_int_equal(sift_snapshot_has_new(snap, map, SIFT_DOMAINS_ALL, &n), SIFT_OK);
+    return n;
+}
+
+static sift_novelty twin_advance(sift_snapshot *snap, sift_covmap *map, size_t *features)
+{
+    sift_novelty n = SIFT_NEW_EDGE + 1;
+    assert_int_equal(sift_snapshot_check_and_advance(snap, map, SIFT_DOMAINS_ALL, &n, features),
+                     SIFT_OK);
+    return n;
+}
+
+/* A pass over a function index judges every execution as the full scan does, at each vector
+ * level: the query (which may stop early and must leave the marks) and the advancing pass. */
+static void function_index_judges_like_a_full_scan(void **state)
+{
+    (void)state;
+    static const size_t lens[] = {1, 64, 65, 1000, 5003};
+    for (int level = SIFT_ISA_SCALAR; level <= SIFT_ISA_AVX2; level++) {
+        sift_scan_limit_isa((sift_isa)level);
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+            for (unsigned seed = 1; seed <= 6; seed++) {
+                sift_test_twin t;
+                sift_snapshot *sa, *sb;
+                assert_true(sift_test_twin_new(&t, lens[l], seed));
+                assert_int_equal(sift_snapshot_for_map(&sa, t.plain_map, 1), SIFT_OK);
+                assert_int_equal(sift_snapshot_for_map(&sb, t.indexed_map, 1), SIFT_OK);
+                int news = 0;
+                for (int round = 0; round < 12; round++) {
+                    sift_test_twin_run(&t, round == 11);
+                    assert_int_equal(twin_query(sa, t.plain_map), twin_query(sb, t.indexed_map));
+                    size_t fa, fb;
+                    sift_novelty na = twin_advance(sa, t.plain_map, &fa);
+                    assert_int_equal(na, twin_advance(sb, t.indexed_map, &fb));
+                    assert_int_equal(fa, fb);
+                    assert_true(sift_test_twin_clean(&t));
+                    news += na != SIFT_NOTHING;
+                }
+                assert_true(news > 0);
+                size_t ea, eb, fa, fb;
+                assert_int_equal(sift_snapshot_count(sa, SIFT_DOMAINS_ALL, &ea, &fa), SIFT_OK);
+                assert_int_equal(sift_snapshot_count(sb, SIFT_DOMAINS_ALL, &eb, &fb), SIFT_OK);
+                assert_int_equal(ea, eb);
+                assert_int_equal(fa, fb);
+                sift_snapshot_free(sa);
+                sift_snapshot_free(sb);
+                sift_test_twin_free(&t);
+            }
+        }
+    }
+    sift_scan_limit_isa(SIFT_ISA_AVX2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +328,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(export_import_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(shapes_must_match, setup, teardown),
         cmocka_unit_test_setup_teardown(shared_memory_claims_once, setup, teardown),
+        cmocka_unit_test(function_index_judges_like_a_full_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

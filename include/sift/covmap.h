@@ -63,6 +63,16 @@ int sift_covmap_alloc(sift_covmap *map, sift_domain domain, size_t len, uint8_t 
 int sift_covmap_attach(sift_covmap *map, sift_domain domain, uint8_t *counters, size_t len,
                        size_t *first);
 
+/* Gives the region attached at index FIRST of DOMAIN a function index, so that a pass reads
+ * one byte per function rather than every counter: function k owns counters STARTS[k] up to
+ * STARTS[k+1] (the last one up to the region's end) and DIRTY[k] is set non-zero whenever any
+ * of them changes (compiled code stores it at the function's entry). A pass visits the cache
+ * lines of marked functions only, and clears their marks. STARTS (copied) begins at 0 and
+ * never decreases; DIRTY (N bytes) stays the caller's. SIFT_EINVAL when no attached region
+ * without an index begins at FIRST, or STARTS does not fit it. */
+int sift_covmap_index_functions(sift_covmap *map, sift_domain domain, size_t first, uint8_t *dirty,
+                                const uint32_t *starts, size_t n);
+
 /* Number of counters in DOMAIN (0 for a bad map or domain). */
 size_t sift_covmap_size(const sift_covmap *map, sift_domain domain);
 

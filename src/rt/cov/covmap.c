@@ -41,6 +41,7 @@ void sift_covmap_free(sift_covmap *map)
                 free(dom->regions[i].counters);
                 free(dom->regions[i].dirty);
             }
+            free(dom->regions[i].fn_start);
         }
         free(dom->regions);
     }
@@ -101,6 +102,28 @@ int sift_covmap_attach(sift_covmap *map, sift_domain domain, uint8_t *counters, 
 {
     sift_region r = {.counters = counters, .len = len};
     return add_region(map, domain, r, first);
+}
+
+int sift_covmap_index_functions(sift_covmap *map, sift_domain domain, size_t first, uint8_t *dirty,
+                                const uint32_t *starts, size_t n)
+{
+    sift_domain_map *dom = domain_of(map, domain);
+    if (!dom || !dirty || !starts || n == 0 || n > SIFT_DOMAIN_MAX_LEN || starts[0] != 0)
+        return SIFT_EINVAL;
+    sift_region *r = NULL;
+    for (size_t i = 0; i < dom->nregions && !r; i++)
+        if (dom->regions[i].first == first) r = &dom->regions[i];
+    if (!r || r->dirty || r->fn_dirty) return SIFT_EINVAL;
+    for (size_t k = 1; k < n; k++)
+        if (starts[k] < starts[k - 1] || starts[k] > r->len) return SIFT_EINVAL;
+    uint32_t *copy = malloc((n + 1) * sizeof(*copy));
+    if (!copy) return SIFT_ENOMEM;
+    memcpy(copy, starts, n * sizeof(*copy));
+    copy[n] = (uint32_t)r->len;
+    r->fn_dirty = dirty;
+    r->fn_start = copy;
+    r->nfns = n;
+    return SIFT_OK;
 }
 
 size_t sift_covmap_size(const sift_covmap *map, sift_domain domain)

@@ -275,6 +275,33 @@ static inline __attribute__((always_inline)) bool walk_dirty(const sift_region *
     return true;
 }
 
+/* The lines of the functions whose dirty byte is set, found like dirty lines. Functions need
+ * not start on a line, so two marked functions may share one: a line is visited at most once,
+ * and whole (the other function's counters in it are zero or its own). */
+static inline __attribute__((always_inline)) bool walk_functions(const sift_region *r,
+                                                                 const walk *w, sift_isa level)
+{
+    const uint8_t *end = r->fn_dirty + r->nfns;
+    size_t next_line = 0; /* the first line not visited yet */
+    uint64_t mask;
+    for (const uint8_t *d = next_dirty(r->fn_dirty, end, &mask, level); d < end;
+         d = next_dirty(d + 64, end, &mask, level)) {
+        for (; mask; mask &= mask - 1) {
+            size_t fn = (size_t)(d - r->fn_dirty) + (size_t)__builtin_ctzll(mask);
+            if (w->clean) r->fn_dirty[fn] = 0;
+            size_t line = r->fn_start[fn] / SIFT_LINE, stop = r->fn_start[fn + 1];
+            if (line < next_line) line = next_line;
+            for (; line * SIFT_LINE < stop; line++) {
+                size_t off = line * SIFT_LINE;
+                size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
+                if (!visit(w, r->counters + off, len, r->first + off, level)) return false;
+            }
+            next_line = line;
+        }
+    }
+    return true;
+}
+
 static inline __attribute__((always_inline)) bool walk_scan(const sift_region *r, const walk *w,
                                                             sift_isa level)
 {
@@ -294,7 +321,10 @@ static inline __attribute__((always_inline)) bool walk_domain(const sift_domain_
 {
     for (size_t i = 0; i < dom->nregions; i++) {
         const sift_region *r = &dom->regions[i];
-        if (!(r->dirty ? walk_dirty(r, w, level) : walk_scan(r, w, level))) return false;
+        bool more = r->dirty      ? walk_dirty(r, w, level)
+                    : r->fn_dirty ? walk_functions(r, w, level)
+                                  : walk_scan(r, w, level);
+        if (!more) return false;
     }
     return true;
 }

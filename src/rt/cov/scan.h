@@ -15,6 +15,12 @@ typedef struct {
     size_t len;
     size_t first; /* index of counters[0] in the domain */
     bool owned;
+    /* A function index (attached regions only): fn_dirty[k] marks function k, which owns
+     * counters fn_start[k] up to fn_start[k + 1]; fn_start has nfns + 1 entries, the last
+     * one len. */
+    uint8_t *fn_dirty;
+    uint32_t *fn_start;
+    size_t nfns;
 } sift_region;
 
 typedef struct {
@@ -31,9 +37,9 @@ struct sift_covmap {
  * Returns false to stop the walk. */
 typedef bool (*sift_line_fn)(void *ctx, uint8_t *counters, size_t len, size_t first);
 
-/* Calls FN for every line of DOMAIN that was touched (dirty, or found non-zero by a SIMD scan),
- * in index order. CLEAN clears the dirty bytes of the lines visited. Returns false if FN
- * stopped the walk. */
+/* Calls FN for every line of DOMAIN that was touched (dirty, in a marked function, or found
+ * non-zero by a SIMD scan), in index order, each line once. CLEAN clears the dirty bytes of the
+ * lines visited. Returns false if FN stopped the walk. */
 bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bool clean);
 
 /* sift_scan_domain with CLEAN for a pass against SEEN (the domain's seen bucket bits, indexed
