@@ -111,6 +111,7 @@ static void defaults(void **state)
     assert_int_equal(o.features,
                      SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES) | SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES));
     assert_int_equal(o.ninputs, 0);
+    assert_int_equal(o.status, SIFT_STATUS_AUTO);
 }
 
 static void integers_accept_their_range(void **state)
@@ -307,6 +308,35 @@ static void inputs_and_malformed_arguments(void **state)
     assert_int_equal(sift_options_parse(&o, 0, argv, NULL, 0), 0);
 }
 
+static void status_is_one_of_its_choices(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    static const struct {
+        const char *arg;
+        long long mode;
+    } good[] = {
+        {"-status=auto", SIFT_STATUS_AUTO},
+        {"-status=tty", SIFT_STATUS_TTY},
+        {"-status=lines", SIFT_STATUS_LINES},
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        assert_int_equal(parse(&o, err, sizeof(err), 1, good[i].arg), 0);
+        assert_int_equal(o.status, good[i].mode);
+    }
+    static const char *const bad[] = {"-status=",     "-status=TTY",      "-status=tt",
+                                      "-status=ttyy", "-status=auto|tty", "-status=1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(parse(&o, err, sizeof(err), 1, bad[i]), -1);
+        char want[64];
+        snprintf(want, sizeof(want), "%s: expected auto|tty|lines", bad[i]);
+        assert_string_equal(err, want);
+    }
+    assert_int_equal(parse(&o, err, sizeof(err), 1, "-status"), -1);
+    assert_string_equal(err, "-status: flags need a value (-status=auto)");
+}
+
 static void too_many_inputs(void **state)
 {
     (void)state;
@@ -358,20 +388,24 @@ static void help_lists_every_flag(void **state)
     size_t lines = 0;
     for (const char *p = strstr(help, "Flags:"); p && (p = strchr(p, '\n')); p++)
         lines += p[1] == ' ';
-    assert_int_equal(lines, NINTS + NSTRINGS + 1);
+    assert_int_equal(lines, NINTS + NSTRINGS + 2);
     size_t column = 0;
     char want[64];
-    for (size_t i = 0; i < NINTS + NSTRINGS + 1; i++) {
-        const char *name = i < NINTS              ? ints[i].name
-                           : i < NINTS + NSTRINGS ? strings[i - NINTS].name
-                                                  : "features";
+    for (size_t i = 0; i < NINTS + NSTRINGS + 2; i++) {
+        const char *name = i < NINTS               ? ints[i].name
+                           : i < NINTS + NSTRINGS  ? strings[i - NINTS].name
+                           : i == NINTS + NSTRINGS ? "features"
+                                                   : "status";
         const char *line = help_line(help, name);
         if (!line) fail_msg("-help=1 lacks -%s", name);
         const char *def = line + 1 + strlen(name) + strspn(line + 1 + strlen(name), " ");
         if (i < NINTS)
             snprintf(want, sizeof(want), "%lld ", ints[i].def);
         else
-            snprintf(want, sizeof(want), "%s ", i < NINTS + NSTRINGS ? "none" : "edges,values");
+            snprintf(want, sizeof(want), "%s ",
+                     i < NINTS + NSTRINGS    ? "none"
+                     : i == NINTS + NSTRINGS ? "edges,values"
+                                             : "auto");
         assert_memory_equal(def, want, strlen(want));
         /* Help texts start in one column. */
         const char *text = def + strlen(want) + strspn(def + strlen(want), " ");
@@ -412,6 +446,7 @@ int main(void)
         cmocka_unit_test(integer_examples),
         cmocka_unit_test(strings_point_at_arguments),
         cmocka_unit_test(features),
+        cmocka_unit_test(status_is_one_of_its_choices),
         cmocka_unit_test(inputs_and_malformed_arguments),
         cmocka_unit_test(too_many_inputs),
         cmocka_unit_test(help_lists_every_flag),

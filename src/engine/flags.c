@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { FLAG_INT, FLAG_STRING, FLAG_FEATURES } flag_kind;
+typedef enum { FLAG_INT, FLAG_STRING, FLAG_FEATURES, FLAG_CHOICE } flag_kind;
 
 typedef struct {
     const char *name;
@@ -18,6 +18,7 @@ typedef struct {
     /* Integers: the accepted range. Strings: min is the shortest accepted value (0 or 1). */
     long long min, max;
     const char *help;
+    const char *choices; /* FLAG_CHOICE: the values, '|'-separated; the field holds the index */
 } flag;
 
 /* The walks write fields through pointers of the kind's type, so the table must agree with the
@@ -26,9 +27,10 @@ typedef struct {
     (offsetof(sift_options, f) + 0 * sizeof(_Generic(((sift_options *)0)->f, T : 1)))
 /* clang-format would split these brace initializers and break the # operator. */
 /* clang-format off */
-#define INT(f, d, lo, hi, h) {#f, FLAG_INT, FIELD(f, long long), d, lo, hi, h}
+#define INT(f, d, lo, hi, h) {#f, FLAG_INT, FIELD(f, long long), d, lo, hi, h, NULL}
 #define BOOL(f, d, h)        INT(f, d, 0, 1, h)
-#define STRING(f, minlen, h) {#f, FLAG_STRING, FIELD(f, const char *), 0, minlen, 0, h}
+#define STRING(f, minlen, h) {#f, FLAG_STRING, FIELD(f, const char *), 0, minlen, 0, h, NULL}
+#define CHOICE(f, d, c, h)   {#f, FLAG_CHOICE, FIELD(f, long long), d, 0, 0, h, c}
 /* clang-format on */
 
 /* Seconds and megabytes stay below INT_MAX so that the engine can turn them into nanoseconds or
@@ -82,7 +84,8 @@ static const flag flags[] = {
     {"features", FLAG_FEATURES, FIELD(features, unsigned),
      SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES) | SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES), 0, 0,
      "Coverage domains, comma-separated: edges (control-flow edges), cmp (comparison operand "
-     "distances), values (function-boundary values)."},
+     "distances), values (function-boundary values).",
+     NULL},
     STRING(stats_file, 1, "Write statistics as JSON to this file."),
     STRING(out, 1,
            "With -workers: also write the corpus, crashes and hangs in AFL++'s layout into this "
@@ -97,6 +100,10 @@ static const flag flags[] = {
     STRING(trace_format, 0,
            "Format of -trace: text, or json for JSON lines. If not given, json when the -trace "
            "file name ends in .jsonl, else text."),
+    CHOICE(status, SIFT_STATUS_AUTO, "auto|tty|lines",
+           "Progress while fuzzing: tty redraws a live view in place about once a second, lines "
+           "prints libFuzzer's status lines, auto the view when stderr is a terminal and TERM is "
+           "set and not dumb (docs/watching.md)."),
 };
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
@@ -116,6 +123,7 @@ void sift_options_defaults(sift_options *o)
         const flag *f = &flags[i];
         switch (f->kind) {
         case FLAG_INT:
+        case FLAG_CHOICE:
             *(long long *)field(o, f) = f->def;
             break;
         case FLAG_STRING:
@@ -167,12 +175,38 @@ static int parse_features(const char *s, unsigned *mask)
     }
 }
 
+/* The index of VALUE among the '|'-separated CHOICES; -1 when it is none of them. */
+static long long parse_choice(const char *value, const char *choices)
+{
+    size_t len = strlen(value);
+    for (long long i = 0;; i++) {
+        size_t n = strcspn(choices, "|");
+        if (n == len && !memcmp(choices, value, n)) return i;
+        if (!choices[n]) return -1;
+        choices += n + 1;
+    }
+}
+
+/* Choice number I of the '|'-separated CHOICES, into BUF. */
+static void choice_name(const char *choices, long long i, char *buf, size_t len)
+{
+    for (; i > 0 && strchr(choices, '|'); i--)
+        choices = strchr(choices, '|') + 1;
+    snprintf(buf, len, "%.*s", (int)strcspn(choices, "|"), choices);
+}
+
 static int set_flag(sift_options *o, const flag *f, const char *arg, const char *value, char *err,
                     size_t errlen)
 {
     if (f->kind == FLAG_STRING) {
         if (!*value && f->min > 0) return fail(err, errlen, "%s: expected a file name", arg);
         *(const char **)field(o, f) = value;
+        return 0;
+    }
+    if (f->kind == FLAG_CHOICE) {
+        long long i = parse_choice(value, f->choices);
+        if (i < 0) return fail(err, errlen, "%s: expected %s", arg, f->choices);
+        *(long long *)field(o, f) = i;
         return 0;
     }
     if (f->kind == FLAG_FEATURES) {
@@ -218,8 +252,11 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
         const flag *f = find_flag(arg + 1, len);
         if (!f) return fail(err, errlen, "unknown flag %s (see -help=1)", arg);
         if (!eq) {
+            char choice[32];
+            choice_name(f->choices ? f->choices : "", 0, choice, sizeof choice);
             const char *example = f->kind == FLAG_STRING     ? "FILE"
                                   : f->kind == FLAG_FEATURES ? "edges,cmp"
+                                  : f->kind == FLAG_CHOICE   ? choice
                                   : f->max == 1              ? "1"
                                                              : "N";
             return fail(err, errlen, "%s: flags need a value (%s=%s)", arg, arg, example);
@@ -235,6 +272,8 @@ static void format_default(const flag *f, char *buf, size_t len)
         snprintf(buf, len, "%lld", f->def);
     } else if (f->kind == FLAG_STRING) {
         snprintf(buf, len, "none");
+    } else if (f->kind == FLAG_CHOICE) {
+        choice_name(f->choices, f->def, buf, len);
     } else {
         buf[0] = 0;
         for (unsigned d = 0; d < SIFT_DOMAIN_COUNT; d++)
@@ -277,6 +316,7 @@ void sift_options_foreach(void (*fn)(void *ctx, const sift_flag_doc *doc), void 
         format_default(f, def, sizeof(def));
         const char *value = f->kind == FLAG_STRING     ? "STRING"
                             : f->kind == FLAG_FEATURES ? "LIST"
+                            : f->kind == FLAG_CHOICE   ? f->choices
                             : f->max == 1              ? "0|1"
                                                        : "N";
         fn(ctx, &(sift_flag_doc){f->name, value, def, f->help});

@@ -3,6 +3,7 @@
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
 #include "engine/stats.h"
+#include "engine/view.h"
 #include "rt/values.h"
 
 #include <errno.h>
@@ -334,6 +335,7 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, sift_entry *parent, const uint8_t *d
 
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra)
 {
+    if (sift_view_active()) return; /* the live view shows all of it */
     size_t cov = 0, ft = 0;
     sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov, NULL);
     sift_snapshot_count(f->snap, f->mask, NULL, &ft);
@@ -491,7 +493,9 @@ int sift_fuzzer_run(sift_fuzzer *f)
     size_t largest = sift_corpus_max_size(f->corpus);
     f->len_limit = f->opts->len_control ? (largest > 4 ? largest : 4) : f->max_len;
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
+    bool view = sift_view_wanted(f->opts) && sift_view_start();
     sift_fuzzer_status(f, "INITED", NULL);
+    if (view) sift_stats_view(f, false);
     uint64_t next_pulse = 1, next_stats_ns = 0;
     while (!out_of_budget(f)) {
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
@@ -513,6 +517,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);
             next_pulse *= 2;
         }
+        if (view && sift_view_due(f->exec_end_ns)) sift_stats_view(f, false);
         if ((f->stats.execs & 1023) == 0 && f->opts->stats_file) {
             uint64_t now = sift_now_ns();
             if (now >= next_stats_ns) {
@@ -522,6 +527,11 @@ int sift_fuzzer_run(sift_fuzzer *f)
         }
     }
     sift_fuzzer_status(f, "DONE", NULL);
+    if (view) {
+        /* SIGINT's handler wrote its line below the view. */
+        if (f->fault.stop_requested) sift_view_detach();
+        sift_stats_view(f, true);
+    }
     if (f->opts->stats_file) sift_stats_write(f, f->opts->stats_file);
     if (f->opts->print_final_stats) sift_stats_print_final(f);
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,

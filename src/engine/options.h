@@ -8,6 +8,10 @@
 
 #define SIFT_MAX_INPUTS 64
 
+/* -status=auto|tty|lines: the live view (view.c) or libFuzzer's status lines; auto picks the
+ * view when stderr is a terminal and TERM is set and not "dumb". */
+typedef enum { SIFT_STATUS_AUTO, SIFT_STATUS_TTY, SIFT_STATUS_LINES } sift_status_mode;
+
 typedef struct {
     long long runs;            /* -runs: executions to do, -1 = no limit */
     long long max_len;         /* -max_len: 0 = choose from the corpus (at least 4096) */
@@ -30,6 +34,7 @@ typedef struct {
     long long error_exitcode;   /* default 77 */
     long long timeout_exitcode; /* default 70 */
     long long help;
+    long long status; /* -status: how progress shows (sift_status_mode) */
     const char *dict;
     const char *artifact_prefix;
     const char *exact_artifact_path;
@@ -59,7 +64,7 @@ void sift_options_help(FILE *out, const char *argv0);
 /* One flag, for tools that document the table (the man page). */
 typedef struct {
     const char *name;
-    const char *value; /* what the value is: N, 0|1, STRING or LIST */
+    const char *value; /* what the value is: N, 0|1, STRING, LIST or the choices (a|b|c) */
     const char *def;   /* the default as -help=1 prints it */
     const char *help;
 } sift_flag_doc;

@@ -1,6 +1,7 @@
 /* Campaign statistics: exec/s, the JSON stats file (-stats_file) and -print_final_stats. */
 #include "engine/stats.h"
 #include "engine/artifact.h"
+#include "engine/view.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,4 +51,26 @@ void sift_stats_print_final(sift_fuzzer *f)
     fprintf(stderr, "stat::slowest_unit_time_sec:    %llu\n",
             (unsigned long long)(f->stats.slowest_ns / 1000000000ull));
     fprintf(stderr, "stat::peak_rss_mb:              %zu\n", sift_fault_rss_mb());
+}
+
+void sift_stats_view(sift_fuzzer *f, bool final)
+{
+    uint64_t now = sift_now_ns();
+    sift_view_stats st = {
+        .target = f->fault.argv0,
+        .run_ns = now - f->stats.start_ns,
+        .execs = f->stats.execs,
+        .exec_per_sec = sift_stats_exec_per_sec(&f->stats, now),
+        .corpus = sift_corpus_count(f->corpus),
+        .favored = sift_corpus_favored(f->corpus),
+        .corpus_bytes = sift_corpus_bytes(f->corpus),
+        .found_any = f->stats.new_units > 0,
+        .since_new_ns = now - f->stats.last_new_ns,
+    };
+    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &st.cov, NULL);
+    sift_snapshot_count(f->snap, f->mask, NULL, &st.ft);
+    if (final)
+        sift_view_finish(&st, now);
+    else
+        sift_view_update(&st, now);
 }

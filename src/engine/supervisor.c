@@ -5,10 +5,12 @@
 #include "engine/supervisor.h"
 #include "engine/artifact.h"
 #include "engine/campaign.h"
+#include "engine/fault.h"
 #include "engine/outdir.h"
 #include "engine/replay.h"
 #include "engine/supervisor_io.h"
 #include "engine/sync.h"
+#include "engine/view.h"
 #include "engine/worker.h"
 
 #include <errno.h>
@@ -228,6 +230,7 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
             s->last_hang_unix = (uint64_t)time(NULL);
         } else {
             s->crashes++;
+            if (WIFEXITED(status) && WEXITSTATUS(status) == SIFT_EXIT_OOM) s->ooms++;
             s->last_crash_unix = (uint64_t)time(NULL);
             s->execs_at_crash = sift_super_execs(s);
         }
@@ -349,6 +352,7 @@ static int campaign(sift_super *s)
     s->fuzz_start_ns = sift_now_ns();
     for (unsigned k = 0; k < s->n && !s->stopping; k++)
         start_worker(s, k);
+    bool view = sift_view_wanted(s->o) && sift_view_start();
     sift_super_status(s, "INITED", 0);
     uint64_t settled = 0;
     while (!s->stopping) {
@@ -363,12 +367,14 @@ static int campaign(sift_super *s)
         }
         if (s->sync && !s->stopping) sync_round(s, now);
         sift_super_report(s, now, false);
+        if (view && sift_view_due(now)) sift_super_view(s, now, false);
         if (g_interrupts || out_of_budget(s, now)) s->stopping = true;
     }
     stop_workers(s);
     sift_campaign_settle(&s->camp);
     sift_super_report(s, sift_now_ns(), true);
     sift_super_status(s, "DONE", 0);
+    if (view) sift_super_view(s, sift_now_ns(), true);
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)sift_super_execs(s),
             (unsigned long long)((sift_now_ns() - s->start_ns) / SECOND_NS));
     if (s->exit_code) return s->exit_code;

@@ -3,6 +3,7 @@
 #include "engine/supervisor_io.h"
 #include "engine/artifact.h"
 #include "engine/fault.h"
+#include "engine/view.h"
 #include "rt/rt.h"
 #include "sift/version.h"
 
@@ -256,6 +257,7 @@ void sift_super_report_finds(sift_super *s)
 
 void sift_super_status(sift_super *s, const char *what, size_t size)
 {
+    if (sift_view_active()) return; /* the live view shows all of it */
     uint64_t now = sift_now_ns();
     count(s, now);
     size_t bytes = sift_corpus_bytes(s->camp.corpus);
@@ -377,6 +379,49 @@ void sift_super_report(sift_super *s, uint64_t now, bool final)
         if (plot) s->next_plot_ns = now + PLOT_EVERY_NS;
         write_afl_stats(s, now, plot);
     }
+}
+
+void sift_super_view(sift_super *s, uint64_t now, bool final)
+{
+    sift_view_worker *workers = calloc(s->n, sizeof(*workers));
+    if (!workers) return;
+    for (unsigned k = 0; k < s->n; k++) {
+        const sift_super_slot *sl = &s->slots[k];
+        workers[k] = (sift_view_worker){
+            .pid = sl->pid,
+            .execs = sl->execs_before + (sl->pid > 0 ? atomic_load_explicit(&s->sh.workers[k].execs,
+                                                                            memory_order_relaxed)
+                                                     : 0),
+            .starts = sl->starts,
+            .finished = sl->finished,
+        };
+    }
+    count(s, now);
+    /* A find drained after NOW was taken is new as of now. */
+    uint64_t lf = s->camp.last_find_ns < now ? s->camp.last_find_ns : now;
+    sift_view_stats st = {
+        .target = s->argv[0],
+        .run_ns = now - s->start_ns,
+        .execs = sift_super_execs(s),
+        .exec_per_sec = exec_per_sec(s, now),
+        .cov = s->cov,
+        .ft = s->ft,
+        .corpus = sift_corpus_count(s->camp.corpus),
+        .favored = sift_corpus_favored(s->camp.corpus),
+        .corpus_bytes = sift_corpus_bytes(s->camp.corpus),
+        .crashes = s->crashes - s->ooms,
+        .timeouts = s->hangs,
+        .ooms = s->ooms,
+        .found_any = lf != 0,
+        .since_new_ns = lf ? now - lf : 0,
+        .nworkers = s->n,
+        .workers = workers,
+    };
+    if (final)
+        sift_view_finish(&st, now);
+    else
+        sift_view_update(&st, now);
+    free(workers);
 }
 
 void sift_super_echo_log(sift_super *s, unsigned k)

@@ -56,6 +56,7 @@ typedef struct {
     size_t max_len;
     uint64_t start_ns, start_unix, fuzz_start_ns;
     uint64_t found, imported, crashes, hangs, replay_failed;
+    uint64_t ooms; /* of the crashes, those out of memory */
     uint64_t last_crash_unix, last_hang_unix, execs_at_crash;
     unsigned quick_deaths;
     size_t cov, ft;
@@ -83,6 +84,9 @@ void sift_super_status(sift_super *s, const char *what, size_t size);
 /* The stats file (-stats_file), -out's fuzzer_stats and plot_data, and pulse lines; FINAL
  * writes them all now. */
 void sift_super_report(sift_super *s, uint64_t now_ns, bool final);
+
+/* Draws the live view (view.h) of the campaign; FINAL leaves it on the screen for good. */
+void sift_super_view(sift_super *s, uint64_t now_ns, bool final);
 
 /* Copies the report of slot K's dead worker from its log to stderr. */
 void sift_super_echo_log(sift_super *s, unsigned k);

@@ -152,6 +152,7 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
      * and up has them. */
     if (o.seed) o.seed += index;
     o.stats_file = NULL;
+    o.status = SIFT_STATUS_LINES; /* its stderr is its log */
     o.verbosity = o.verbosity > 1 ? o.verbosity - 1 : 0;
     o.runs = seed->runs;
     const char *argv0 = argv[0];

@@ -1,0 +1,423 @@
+/* The live status view. stderr is swapped for a stdio stream of our own (fopencookie) whose
+ * writes first erase the view, then go to the terminal, then redraw the view below them: every
+ * fprintf(stderr, ...) of the engine and of the target stays readable without knowing about the
+ * view. Writes that bypass stdio (the async-signal-safe crash reports of fault.c, a sanitizer's
+ * report) land below the view, which is what a report that ends the process wants. */
+#define _GNU_SOURCE
+#include "engine/view.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SECOND_NS    1000000000ull
+#define REDRAW_NS    SECOND_NS
+#define MIN_RATE_NS  (SECOND_NS / 2) /* shorter intervals keep the last rates: too noisy */
+#define TEXT_CAP     (64 * 1024)
+#define LINE_CAP     512
+#define BASE_LINES   3
+#define WORKER_LINES 1 /* the workers' summary line */
+
+bool sift_view_wanted(const sift_options *o)
+{
+    if (o->status == SIFT_STATUS_TTY) return true;
+    if (o->status == SIFT_STATUS_LINES || o->verbosity < 1 || !isatty(STDERR_FILENO)) return false;
+    const char *term = getenv("TERM");
+    return term && *term && strcmp(term, "dumb") != 0;
+}
+
+/* --- Rendering: a pure function of the numbers, so that tests can check it. --- */
+
+/* V with thousands separators: 1234567 is "1,234,567". */
+static const char *count(uint64_t v, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    char *p = buf;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0) *p++ = ',';
+        *p++ = digits[i];
+    }
+    *p = '\0';
+    return buf;
+}
+
+static const char *bytes(size_t v, char buf[32])
+{
+    if (v < (1u << 14))
+        snprintf(buf, 32, "%zub", v);
+    else if (v < (1u << 24))
+        snprintf(buf, 32, "%zuKb", v >> 10);
+    else
+        snprintf(buf, 32, "%zuMb", v >> 20);
+    return buf;
+}
+
+/* A run time as H:MM:SS. */
+static const char *clock_time(uint64_t ns, char buf[32])
+{
+    unsigned long long s = ns / SECOND_NS;
+    snprintf(buf, 32, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}
+
+/* A time span in its two largest units: 7s, 3m12s, 2h05m, 3d04h. */
+static const char *span(uint64_t ns, char buf[32])
+{
+    unsigned long long s = ns / SECOND_NS;
+    if (s < 60)
+        snprintf(buf, 32, "%llus", s);
+    else if (s < 3600)
+        snprintf(buf, 32, "%llum%02llus", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(buf, 32, "%lluh%02llum", s / 3600, s / 60 % 60);
+    else
+        snprintf(buf, 32, "%llud%02lluh", s / 86400, s / 3600 % 24);
+    return buf;
+}
+
+typedef struct {
+    char *out;
+    size_t cap, len;
+    unsigned width, lines;
+} sink;
+
+/* Appends one line, cut to the width, without control characters (a target name could hold
+ * any byte). */
+__attribute__((format(printf, 2, 3))) static void line(sink *k, const char *fmt, ...)
+{
+    char text[LINE_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(text);
+    if (k->width > 1 && n > k->width - 1) n = k->width - 1;
+    if (k->len + n + 2 > k->cap) return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        k->out[k->len++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    k->out[k->len++] = '\n';
+    k->out[k->len] = '\0';
+    k->lines++;
+}
+
+static void worker_line(sink *k, unsigned i, const sift_view_worker *w)
+{
+    char pid[16], rate[32], state[64], sp[32];
+    if (w->pid > 0)
+        snprintf(pid, sizeof pid, "%d", w->pid);
+    else
+        snprintf(pid, sizeof pid, "-");
+    if (w->pid > 0 && w->stalled_ns)
+        snprintf(state, sizeof state, "stalled %s", span(w->stalled_ns, sp));
+    else
+        snprintf(state, sizeof state, "%s", w->pid > 0 ? "alive" : w->finished ? "done" : "down");
+    if (w->starts > 1)
+        snprintf(state + strlen(state), sizeof state - strlen(state), ", restarted %ux",
+                 w->starts - 1);
+    line(k, "  %-3u pid %-8s exec/s %-9s %s", i, pid, count(w->exec_per_sec, rate), state);
+}
+
+unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned max_lines, char *out,
+                          size_t cap)
+{
+    sink k = {.out = out, .cap = cap, .width = width};
+    if (cap) out[0] = '\0';
+    char a[32], b[32], c[32], d[32];
+    const char *target = st->target ? strrchr(st->target, '/') : NULL;
+    target = target ? target + 1 : st->target ? st->target : "";
+    unsigned limit = max_lines ? max_lines : ~0u;
+    char title[LINE_CAP];
+    snprintf(title, sizeof title, "sift %s%s  run time %s  execs %s  exec/s %s", target,
+             st->done ? " (done)" : "", clock_time(st->run_ns, a), count(st->execs, b),
+             count(st->done ? st->exec_per_sec : st->exec_per_sec_now, c));
+    if (st->done)
+        line(&k, "%s avg", title);
+    else
+        line(&k, "%s (avg %s)", title, count(st->exec_per_sec, d));
+    if (k.lines < limit)
+        line(&k, "coverage %s edges  features %s  corpus %s (favored %s, %s)", count(st->cov, a),
+             count(st->ft, b), count(st->corpus, c), count(st->favored, d),
+             bytes(st->corpus_bytes, (char[32]){0}));
+    if (k.lines < limit) {
+        char since[48] = "none yet";
+        if (st->found_any) snprintf(since, sizeof since, "%s ago", span(st->since_new_ns, a));
+        line(&k, "crashes %s  timeouts %s  ooms %s  last new coverage %s", count(st->crashes, b),
+             count(st->timeouts, c), count(st->ooms, d), since);
+    }
+    if (!st->nworkers || k.lines >= limit) return k.lines;
+    unsigned alive = 0, stalled = 0, restarts = 0;
+    for (unsigned i = 0; i < st->nworkers; i++) {
+        const sift_view_worker *w = &st->workers[i];
+        alive += w->pid > 0;
+        stalled += w->pid > 0 && w->stalled_ns;
+        restarts += w->starts > 1 ? w->starts - 1 : 0;
+    }
+    line(&k, "workers %u  alive %u  stalled %u  restarts %u", st->nworkers, alive, stalled,
+         restarts);
+    unsigned room = limit - k.lines, shown = st->nworkers;
+    if (shown > room) shown = room ? room - 1 : 0;
+    for (unsigned i = 0; i < shown; i++)
+        worker_line(&k, i, &st->workers[i]);
+    if (shown < st->nworkers && k.lines < limit)
+        line(&k, "  ... %u more workers", st->nworkers - shown);
+    return k.lines;
+}
+
+/* --- The terminal. --- */
+
+/* The view is one per process: it owns stderr, and the stdio streams that stand in for
+ * stderr and stdout reach it without context but their file descriptor. */
+static struct {
+    pthread_mutex_t lock;
+    bool active;
+    pid_t owner;
+    FILE *orig_err, *orig_out; /* given back by sift_view_finish */
+    char text[TEXT_CAP];       /* the view as last rendered */
+    unsigned lines;            /* lines of it on the screen above the cursor; 0: not drawn */
+    bool col0;                 /* the cursor is at the start of a line */
+    uint64_t next_ns, rate_ns, rate_execs, rate_now;
+    unsigned nworkers;
+    uint64_t *w_execs, *w_moved_ns, *w_rate;
+    int *w_pid;
+} g_view = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        buf += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Moves the cursor from below the drawn view to its first line. */
+static size_t up(char *buf, size_t cap)
+{
+    if (!g_view.lines) return 0;
+    int n = snprintf(buf, cap, "\r\033[%uA", g_view.lines);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+/* Replaces what is drawn (if anything) with the rendered text, in one write. */
+static void draw_locked(void)
+{
+    static char buf[TEXT_CAP * 2];
+    size_t n = 0;
+    if (!g_view.col0) buf[n++] = '\n';
+    n += up(buf + n, sizeof buf - n);
+    unsigned lines = 0;
+    for (const char *p = g_view.text; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (n + len + 8 > sizeof buf) break;
+        memcpy(buf + n, p, len);
+        n += len;
+        memcpy(buf + n, "\033[K\n", 4); /* the rest of an older, longer line */
+        n += 4;
+        lines++;
+        p += len + (p[len] == '\n');
+    }
+    memcpy(buf + n, "\033[J", 3); /* the lines of an older, longer view */
+    n += 3;
+    write_all(STDERR_FILENO, buf, n);
+    g_view.lines = lines;
+    g_view.col0 = true;
+}
+
+static void erase_locked(void)
+{
+    char buf[32];
+    size_t n = up(buf, sizeof buf);
+    if (!n) return;
+    memcpy(buf + n, "\033[J", 3);
+    write_all(STDERR_FILENO, buf, n + 3);
+    g_view.lines = 0;
+}
+
+/* The write function of the streams that replace stderr and stdout; the cookie is the file
+ * descriptor. A child forked after the start writes straight through: its stderr is a log. */
+static ssize_t stream_write(void *cookie, const char *buf, size_t n)
+{
+    int fd = (int)(intptr_t)cookie;
+    if (getpid() != g_view.owner) {
+        write_all(fd, buf, n);
+        return (ssize_t)n;
+    }
+    pthread_mutex_lock(&g_view.lock);
+    if (g_view.active) erase_locked();
+    write_all(fd, buf, n);
+    if (n) g_view.col0 = buf[n - 1] == '\n';
+    /* A line cut in the middle waits for its end, or for the next redraw. */
+    if (g_view.active && g_view.col0 && g_view.text[0]) draw_locked();
+    pthread_mutex_unlock(&g_view.lock);
+    return (ssize_t)n;
+}
+
+static FILE *stream(int fd, int mode)
+{
+    FILE *f =
+        fopencookie((void *)(intptr_t)fd, "w", (cookie_io_functions_t){.write = stream_write});
+    if (f) setvbuf(f, NULL, mode, BUFSIZ);
+    return f;
+}
+
+/* Whether stdout goes to the same terminal as stderr: its lines must then pass the view too. */
+static bool stdout_shares_terminal(void)
+{
+    struct stat out, err;
+    return isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &out) == 0 &&
+           fstat(STDERR_FILENO, &err) == 0 && out.st_rdev == err.st_rdev;
+}
+
+bool sift_view_start(void)
+{
+    if (sift_view_active()) return true;
+    FILE *err = stream(STDERR_FILENO, _IONBF);
+    if (!err) return false;
+    FILE *out = stdout_shares_terminal() ? stream(STDOUT_FILENO, _IOLBF) : NULL;
+    fflush(stdout);
+    pthread_mutex_lock(&g_view.lock);
+    g_view.orig_err = stderr;
+    g_view.orig_out = stdout;
+    stderr = err; /* glibc: stdin, stdout and stderr are variables one may assign */
+    if (out) stdout = out;
+    g_view.owner = getpid();
+    g_view.active = true;
+    g_view.col0 = true;
+    g_view.lines = 0;
+    g_view.text[0] = '\0';
+    g_view.next_ns = 0;
+    g_view.rate_ns = 0;
+    pthread_mutex_unlock(&g_view.lock);
+    return true;
+}
+
+bool sift_view_active(void)
+{
+    return g_view.active && getpid() == g_view.owner;
+}
+
+bool sift_view_due(uint64_t now_ns)
+{
+    return sift_view_active() && now_ns >= g_view.next_ns;
+}
+
+void sift_view_detach(void)
+{
+    pthread_mutex_lock(&g_view.lock);
+    g_view.lines = 0;
+    g_view.col0 = true; /* the handlers' lines end in a newline */
+    pthread_mutex_unlock(&g_view.lock);
+}
+
+/* Keeps per-slot history as long as the slots; false when out of memory. */
+static bool track_workers(unsigned n)
+{
+    if (n <= g_view.nworkers) return true;
+    uint64_t *e = realloc(g_view.w_execs, n * sizeof(*e));
+    if (e) g_view.w_execs = e;
+    uint64_t *m = realloc(g_view.w_moved_ns, n * sizeof(*m));
+    if (m) g_view.w_moved_ns = m;
+    uint64_t *r = realloc(g_view.w_rate, n * sizeof(*r));
+    if (r) g_view.w_rate = r;
+    int *p = realloc(g_view.w_pid, n * sizeof(*p));
+    if (p) g_view.w_pid = p;
+    if (!e || !m || !r || !p) return false;
+    for (unsigned k = g_view.nworkers; k < n; k++) {
+        g_view.w_execs[k] = g_view.w_moved_ns[k] = g_view.w_rate[k] = 0;
+        g_view.w_pid[k] = 0;
+    }
+    g_view.nworkers = n;
+    return true;
+}
+
+/* The rates since the last update that was at least MIN_RATE_NS ago, and the stalls. */
+static void fill_rates(sift_view_stats *st, uint64_t now)
+{
+    bool fresh = !g_view.rate_ns || now - g_view.rate_ns >= MIN_RATE_NS;
+    uint64_t dt = g_view.rate_ns ? now - g_view.rate_ns : 0;
+    if (fresh) {
+        g_view.rate_now =
+            dt && st->execs >= g_view.rate_execs
+                ? (uint64_t)((double)(st->execs - g_view.rate_execs) * 1e9 / (double)dt)
+                : st->exec_per_sec;
+        g_view.rate_execs = st->execs;
+    }
+    st->exec_per_sec_now = g_view.rate_now;
+    bool tracked = track_workers(st->nworkers);
+    for (unsigned k = 0; k < st->nworkers; k++) {
+        sift_view_worker *w = &st->workers[k];
+        if (!tracked) break;
+        if (w->pid != g_view.w_pid[k] || w->execs < g_view.w_execs[k] || !g_view.rate_ns) {
+            /* A new worker in the slot, or the first look at it. */
+            g_view.w_pid[k] = w->pid;
+            g_view.w_moved_ns[k] = now;
+            g_view.w_rate[k] = 0;
+            g_view.w_execs[k] = w->execs;
+        } else if (fresh) {
+            uint64_t moved = w->execs - g_view.w_execs[k];
+            g_view.w_rate[k] = dt ? (uint64_t)((double)moved * 1e9 / (double)dt) : 0;
+            if (moved) g_view.w_moved_ns[k] = now;
+            g_view.w_execs[k] = w->execs;
+        }
+        w->exec_per_sec = w->pid > 0 ? g_view.w_rate[k] : 0;
+        uint64_t still = now - g_view.w_moved_ns[k];
+        w->stalled_ns = w->pid > 0 && still >= SIFT_VIEW_STALL_NS ? still : 0;
+    }
+    if (fresh) g_view.rate_ns = now;
+}
+
+static void size_of_terminal(unsigned *width, unsigned *height)
+{
+    struct winsize ws;
+    *width = *height = 0; /* not a terminal (-status=tty into a file): no limits */
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+        *width = ws.ws_col;
+        *height = ws.ws_row > 1 ? ws.ws_row - 1u : 1u; /* a line for the cursor */
+    }
+}
+
+void sift_view_update(sift_view_stats *st, uint64_t now_ns)
+{
+    if (!sift_view_active()) return;
+    pthread_mutex_lock(&g_view.lock);
+    fill_rates(st, now_ns);
+    unsigned width, height;
+    size_of_terminal(&width, &height);
+    sift_view_render(st, width, height, g_view.text, sizeof g_view.text);
+    draw_locked();
+    g_view.next_ns = now_ns + REDRAW_NS;
+    pthread_mutex_unlock(&g_view.lock);
+}
+
+void sift_view_finish(sift_view_stats *st, uint64_t now_ns)
+{
+    if (!sift_view_active()) return;
+    st->done = true;
+    sift_view_update(st, now_ns);
+    fflush(stdout);
+    pthread_mutex_lock(&g_view.lock);
+    /* The streams stay open, writing straight through: someone may hold on to them. */
+    g_view.active = false;
+    g_view.lines = 0;
+    stderr = g_view.orig_err;
+    stdout = g_view.orig_out;
+    pthread_mutex_unlock(&g_view.lock);
+    free(g_view.w_execs);
+    free(g_view.w_moved_ns);
+    free(g_view.w_rate);
+    free(g_view.w_pid);
+    g_view.w_execs = g_view.w_moved_ns = g_view.w_rate = NULL;
+    g_view.w_pid = NULL;
+    g_view.nworkers = 0;
+}
