@@ -352,10 +352,10 @@ static uint64_t read_pass(const uint8_t *p, size_t n)
 
 /* ---- the methods ------------------------------------------------------------------------- */
 
-enum { M_BYTE, M_WORD, M_WORD1, M_DIRTY, M_SCAN, M_MEMCPY, M_READ, M_COUNT };
+enum { M_BYTE, M_WORD, M_WORD1, M_DIRTY, M_SCAN, M_FUNC, M_MEMCPY, M_READ, M_COUNT };
 static const char *const method_name[M_COUNT] = {
-    "byte loop", "word loop", "word loop (1/br)", "sift dirty-index", "sift SIMD-scan",
-    "memcpy",    "read"};
+    "byte loop",      "word loop",     "word loop (1/br)", "sift dirty-index",
+    "sift SIMD-scan", "sift fn-index", "memcpy",           "read"};
 
 typedef struct {
     int kind;
@@ -363,7 +363,10 @@ typedef struct {
     uint8_t *map, *virgin;  /* references; memcpy's source and destination */
     sift_covmap *cov;       /* sift */
     sift_counters counters; /* dirty-index mode: the allocated array */
-    uint8_t *attached;      /* SIMD-scan mode: the array the "compiler" owns */
+    uint8_t *attached;      /* SIMD-scan and fn-index modes: the array the "compiler" owns */
+    uint8_t *fn_dirty;      /* fn-index mode: one byte per function, set at its entry */
+    uint32_t *fn_of;        /* fn-index mode: the function of each counter */
+    size_t nfns;
     sift_snapshot *snap;
 } method;
 
@@ -384,6 +387,26 @@ static void check(int rc, const char *what)
         fprintf(stderr, "%s: %s\n", what, sift_strerror(rc));
         exit(1);
     }
+}
+
+/* Splits SIZE counters into functions of 4 to 64 counters (clang gives a function one counter
+ * per basic block it instruments), the same layout every time: the index of each function's
+ * first counter into STARTS, the function of each counter into FN_OF. Returns their number. */
+static size_t layout_functions(size_t size, uint32_t *starts, uint32_t *fn_of)
+{
+    uint64_t state = 0x2545f4914f6cdd1du;
+    size_t n = 0;
+    for (size_t at = 0; at < size; n++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        size_t len = 4 + (size_t)(state % 61);
+        starts[n] = (uint32_t)at;
+        for (size_t i = at; i < size && i < at + len; i++)
+            fn_of[i] = (uint32_t)n;
+        at += len;
+    }
+    return n;
 }
 
 static method method_new(int kind, size_t size)
@@ -413,6 +436,26 @@ static method method_new(int kind, size_t size)
         check(sift_covmap_attach(m.cov, SIFT_DOMAIN_EDGES, m.attached, size, NULL), "attach");
         check(sift_snapshot_for_map(&m.snap, m.cov, 1), "snapshot");
         break;
+    case M_FUNC: {
+        size_t first;
+        uint32_t *starts = malloc(size / 4 * sizeof(uint32_t));
+        m.fn_of = malloc(size * sizeof(uint32_t));
+        if (!starts || !m.fn_of) {
+            perror("malloc");
+            exit(1);
+        }
+        m.nfns = layout_functions(size, starts, m.fn_of);
+        m.cov = sift_covmap_new();
+        m.attached = zalloc(size);
+        m.fn_dirty = zalloc(m.nfns);
+        check(sift_covmap_attach(m.cov, SIFT_DOMAIN_EDGES, m.attached, size, &first), "attach");
+        check(sift_covmap_index_functions(m.cov, SIFT_DOMAIN_EDGES, first, m.fn_dirty, starts,
+                                          m.nfns),
+              "index functions");
+        check(sift_snapshot_for_map(&m.snap, m.cov, 1), "snapshot");
+        free(starts);
+        break;
+    }
     }
     return m;
 }
@@ -422,6 +465,8 @@ static void method_free(method *m)
     free(m->map);
     free(m->virgin);
     free(m->attached);
+    free(m->fn_dirty);
+    free(m->fn_of);
     sift_snapshot_free(m->snap);
     sift_covmap_free(m->cov);
 }
@@ -434,6 +479,13 @@ static void setup(method *m, const pattern *p)
         break;
     case M_SCAN:
         touch(p, m->attached);
+        break;
+    case M_FUNC:
+        /* What the compiled code leaves: the counts, and the dirty byte of each function that
+         * ran. */
+        touch(p, m->attached);
+        for (size_t k = 0; k < p->n; k++)
+            m->fn_dirty[m->fn_of[p->idx[k]]] = 1;
         break;
     default:
         touch(p, m->map);
@@ -466,6 +518,7 @@ static int run_pass(method *m, double *ns)
         break;
     case M_DIRTY:
     case M_SCAN:
+    case M_FUNC:
         t0 = ticks_begin();
         sift_snapshot_check_and_advance(m->snap, m->cov, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &nov,
                                         NULL);
@@ -520,9 +573,9 @@ static void warm(method *m, const pattern *p, size_t want_edges, size_t want_fea
         int ret = run_pass(m, NULL);
         if (m->kind == M_MEMCPY || m->kind == M_READ) continue;
         int want = round == 0 ? SIFT_NEW_EDGE : SIFT_NOTHING;
-        const uint8_t *c = m->kind == M_DIRTY  ? m->counters.counters
-                           : m->kind == M_SCAN ? m->attached
-                                               : m->map;
+        const uint8_t *c = m->kind == M_DIRTY                       ? m->counters.counters
+                           : m->kind == M_SCAN || m->kind == M_FUNC ? m->attached
+                                                                    : m->map;
         if (ret != want || !all_zero(c, m->size)) {
             fprintf(stderr, "%s: pass %d said %d (want %d) or left counters set\n",
                     method_name[m->kind], round, ret, want);
@@ -530,6 +583,10 @@ static void warm(method *m, const pattern *p, size_t want_edges, size_t want_fea
         }
         if (m->kind == M_DIRTY && !all_zero(m->counters.dirty, (m->size + 63) / 64)) {
             fprintf(stderr, "%s: dirty index not cleaned\n", method_name[m->kind]);
+            exit(1);
+        }
+        if (m->kind == M_FUNC && !all_zero(m->fn_dirty, m->nfns)) {
+            fprintf(stderr, "%s: function dirty bytes not cleaned\n", method_name[m->kind]);
             exit(1);
         }
     }
@@ -613,9 +670,9 @@ int main(int argc, char **argv)
     printf("Median ns per pass (median of %d repetitions, each the median of its passes); the "
            "global state\nalready knows the execution's counters, as in a steady campaign.\n\n",
            reps);
-    printf("%-6s %5s %-9s |%8s %8s %8s %8s %8s %8s %8s |%7s %7s %6s %6s\n", "map", "touch",
-           "layout", "byte", "word", "word/br", "sift-dir", "sift-scn", "memcpy", "read", "w/dir",
-           "w/scn", "b/dir", "b/scn");
+    printf("%-6s %5s %-9s |%8s %8s %8s %8s %8s %8s %8s %8s |%7s %7s %7s %6s %6s %6s\n", "map",
+           "touch", "layout", "byte", "word", "word/br", "sift-dir", "sift-scn", "sift-fn",
+           "memcpy", "read", "w/dir", "w/scn", "w/fn", "b/dir", "b/scn", "b/fn");
 
     double results[12][M_COUNT];
     for (size_t ci = 0; ci < nconfigs; ci++) {
@@ -662,19 +719,20 @@ int main(int argc, char **argv)
         const double *res = results[ci];
         char sz[16];
         fmt_size(sz, sizeof(sz), cf->size);
-        printf("%-6s %4.1f%% %-9s |%8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f |%6.1fx %6.1fx %5.0fx "
-               "%5.0fx\n",
+        printf("%-6s %4.1f%% %-9s |%8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f |%6.1fx %6.1fx "
+               "%6.1fx %5.0fx %5.0fx %5.0fx\n",
                sz, cf->touched * 100, cf->clustered ? "clustered" : "scattered", res[M_BYTE],
-               res[M_WORD], res[M_WORD1], res[M_DIRTY], res[M_SCAN], res[M_MEMCPY], res[M_READ],
-               res[M_WORD] / res[M_DIRTY], res[M_WORD] / res[M_SCAN], res[M_BYTE] / res[M_DIRTY],
-               res[M_BYTE] / res[M_SCAN]);
+               res[M_WORD], res[M_WORD1], res[M_DIRTY], res[M_SCAN], res[M_FUNC], res[M_MEMCPY],
+               res[M_READ], res[M_WORD] / res[M_DIRTY], res[M_WORD] / res[M_SCAN],
+               res[M_WORD] / res[M_FUNC], res[M_BYTE] / res[M_DIRTY], res[M_BYTE] / res[M_SCAN],
+               res[M_BYTE] / res[M_FUNC]);
         fflush(stdout);
     }
     printf("\nbyte: byte loop; word: word loop, four words per branch; word/br: the same with a "
-           "branch per word;\nsift-dir: sift dirty-index; sift-scn: sift SIMD-scan; memcpy: "
-           "copying the map; read: OR-ing the whole\nmap together with the widest vectors (the "
-           "floor of any pass that reads it all);\nw/dir = word / sift-dir, w/scn = word / "
-           "sift-scn, b/dir = byte / sift-dir, b/scn = byte / sift-scn.\n");
+           "branch per word;\nsift-dir: sift dirty-index; sift-scn: sift SIMD-scan; sift-fn: sift "
+           "function index (functions of\n4-64 counters, a dirty byte each); memcpy: copying the "
+           "map; read: OR-ing the whole map together\nwith the widest vectors (the floor of any "
+           "pass that reads it all); w/dir = word / sift-dir, and so on.\n");
 
     /* The goals, stated against the faster of the two word loops. */
     printf("\nGoals (against the faster word loop):\n");
@@ -691,7 +749,7 @@ int main(int argc, char **argv)
             results[ci][M_WORD] < results[ci][M_WORD1] ? results[ci][M_WORD] : results[ci][M_WORD1];
         char sz[16];
         fmt_size(sz, sizeof(sz), cf->size);
-        for (int k = M_DIRTY; k <= M_SCAN; k++) {
+        for (int k = M_DIRTY; k <= M_FUNC; k++) {
             double ratio = word / results[ci][k];
             bool ok = ratio >= want;
             missed += !ok;

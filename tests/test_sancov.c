@@ -19,16 +19,19 @@ void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *end);
 void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintptr_t *end);
 void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+void __sift_fn_dirty_init(uint8_t *start, uint8_t *stop);
 
 #define EDGES      SIFT_DOMAIN_EDGES
 #define EDGES_MASK SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES)
 #define FIXTURE    SIFT_SOURCE_DIR "/tests/fixtures/branches.c"
+#define FUNCTIONS  SIFT_SOURCE_DIR "/tests/fixtures/functions.c"
 
 typedef int (*branch_fn)(const unsigned char *data, size_t len);
 
 typedef struct {
     char *dir;
-    char *inline_so, *guard_so; /* the fixture built with sift-cc, and with trace-pc-guard */
+    char *inline_so, *guard_so;    /* the fixture built with sift-cc, and with trace-pc-guard */
+    char *indexed_so, *scanned_so; /* functions.c with and without a function index */
 } fixture;
 
 static char *build(const char *dir, const char *name, const char *const *argv_tail)
@@ -67,9 +70,30 @@ static int setup(void **state)
     const char *guard[] = {"clang",   SIFT_TEST_SAN, "-fsanitize-coverage=trace-pc-guard",
                            "-shared", "-fPIC",       FIXTURE,
                            NULL};
+    /* sift-instrument adds the function index where it adds value hooks; two objects, so that
+     * the linker lays out their dirty bytes and pc tables alike. */
+    const char *indexed[] = {SIFT_BUILD_DIR "/bin/sift-cc",
+                             SIFT_TEST_SAN,
+                             "-O2",
+                             "-shared",
+                             "-fPIC",
+                             FUNCTIONS,
+                             FIXTURE,
+                             NULL};
+    const char *scanned[] = {SIFT_BUILD_DIR "/bin/sift-cc",
+                             SIFT_TEST_SAN,
+                             "-O2",
+                             "-shared",
+                             "-fPIC",
+                             "-fno-sift-values",
+                             FUNCTIONS,
+                             FIXTURE,
+                             NULL};
     f->inline_so = build(f->dir, "inline.so", sift_cc);
     f->guard_so = build(f->dir, "guard.so", guard);
-    return f->inline_so && f->guard_so ? 0 : -1;
+    f->indexed_so = build(f->dir, "indexed.so", indexed);
+    f->scanned_so = build(f->dir, "scanned.so", scanned);
+    return f->inline_so && f->guard_so && f->indexed_so && f->scanned_so ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -78,19 +102,26 @@ static int teardown(void **state)
     if (!f) return 0;
     free(f->inline_so);
     free(f->guard_so);
+    free(f->indexed_so);
+    free(f->scanned_so);
     sift_test_rmtree(f->dir);
     free(f);
     return 0;
 }
 
 /* Modules stay loaded: the runtime keeps their counters for the life of the process. */
-static branch_fn load(const char *path)
+static branch_fn load_fn(const char *path, const char *name)
 {
     void *handle = dlopen(path, RTLD_NOW);
     if (!handle) fail_msg("dlopen %s: %s", path, dlerror());
-    branch_fn fn = (branch_fn)(uintptr_t)dlsym(handle, "sift_fixture_branch");
+    branch_fn fn = (branch_fn)(uintptr_t)dlsym(handle, name);
     assert_non_null(fn);
     return fn;
+}
+
+static branch_fn load(const char *path)
+{
+    return load_fn(path, "sift_fixture_branch");
 }
 
 static sift_novelty run_and_check(sift_snapshot *snap, branch_fn fn, const char *input)
@@ -204,6 +235,104 @@ static void test_same_range_once(void **state)
     sift_snapshot_free(snap);
 }
 
+/* Whether some function of M ran (a counter of its is set) with its entry counter at 0: the
+ * wrapped entry that makes the entry counter useless as a mark. */
+static bool wrapped_entry(const sift_rt_pcs *m, const uint8_t *counters)
+{
+    bool entry_zero = false;
+    for (size_t i = 0; i < m->len; i++) {
+        if (m->pcs[2 * i + 1] & 1)
+            entry_zero = counters[i] == 0;
+        else if (entry_zero && counters[i])
+            return true;
+    }
+    return false;
+}
+
+/* A module built by sift-cc gets a function index, and the pass through it finds what the
+ * counters hold: the same buckets as the same code built without one, which is scanned. */
+static void test_function_index(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = sift_rt();
+    size_t modules = rt->npcs;
+    branch_fn indexed = load_fn(f->indexed_so, "sift_fixture_functions");
+    branch_fn scanned = load_fn(f->scanned_so, "sift_fixture_functions");
+    assert_int_equal(rt->npcs, modules + 2);
+    const sift_rt_pcs *a = &rt->pcs[modules], *b = &rt->pcs[modules + 1];
+    assert_non_null(a->fn_dirty);
+    assert_null(b->fn_dirty);
+    assert_int_equal(a->len, b->len);
+    size_t nfns = 0;
+    for (size_t i = 0; i < a->len; i++)
+        nfns += a->pcs[2 * i + 1] & 1;
+    assert_true(nfns >= 6);
+
+    size_t size = sift_covmap_size(rt->map, EDGES);
+    uint8_t *out = malloc(size), *raw = malloc(a->len);
+    assert_true(out && raw);
+    static const char *const inputs[] = {"", "t", "s", "ttt", "l", "c", "bbbb", "tslcbx", "c"};
+    bool wrapped = false;
+    for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
+        const unsigned char *in = (const unsigned char *)inputs[k];
+        assert_int_equal(sift_covmap_reset(rt->map, EDGES_MASK), SIFT_OK);
+        assert_int_equal(indexed(in, strlen(inputs[k])), scanned(in, strlen(inputs[k])));
+        memcpy(raw, a->counters, a->len);
+        assert_int_equal(memcmp(raw, b->counters, a->len), 0);
+        /* Every function with a counter set has its own dirty byte set. */
+        for (size_t i = 0, fn = 0; i < a->len; i++) {
+            fn += i && (a->pcs[2 * i + 1] & 1);
+            if (raw[i]) assert_int_equal(a->fn_dirty[fn], 1);
+        }
+        wrapped |= wrapped_entry(a, raw);
+        assert_int_equal(sift_covmap_take(rt->map, EDGES, out, size), SIFT_OK);
+        for (size_t i = 0; i < a->len; i++) {
+            assert_int_equal(out[a->first + i], sift_bucket(raw[i]));
+            assert_int_equal(out[b->first + i], out[a->first + i]);
+        }
+        assert_false(any_set(a->counters, a->len));
+        assert_false(any_set(a->fn_dirty, nfns));
+    }
+    assert_true(wrapped);
+    free(out);
+    free(raw);
+}
+
+/* The constructor's bytes must match the functions of the module's pc table. */
+static void test_function_index_registration(void **state)
+{
+    (void)state;
+    static uint8_t counters[100], dirty[3];
+    static uintptr_t pcs[2 * 100];
+    pcs[1] = pcs[2 * 10 + 1] = pcs[2 * 50 + 1] = 1; /* functions at 0, 10 and 50 */
+    sift_rt_state *rt = sift_rt();
+    size_t modules = rt->npcs;
+    __sanitizer_cov_8bit_counters_init(counters, counters + 100);
+    __sanitizer_cov_pcs_init(pcs, pcs + 200);
+    assert_int_equal(rt->npcs, modules + 1);
+    __sift_fn_dirty_init(dirty, dirty + 2);
+    assert_null(rt->pcs[modules].fn_dirty);
+    __sift_fn_dirty_init(dirty, dirty + 3);
+    __sift_fn_dirty_init(dirty, dirty + 3);
+    assert_ptr_equal(rt->pcs[modules].fn_dirty, dirty);
+
+    sift_snapshot *snap;
+    assert_int_equal(sift_snapshot_for_map(&snap, rt->map, 1), SIFT_OK);
+    sift_covmap_reset(rt->map, EDGES_MASK);
+    counters[10] = counters[49] = counters[99] = 1;
+    dirty[1] = 1;
+    sift_novelty novelty;
+    size_t features;
+    assert_int_equal(
+        sift_snapshot_check_and_advance(snap, rt->map, EDGES_MASK, &novelty, &features), SIFT_OK);
+    assert_int_equal(novelty, SIFT_NEW_EDGE);
+    /* Function 1's two counters; function 2 was not marked, so its counter is not read yet. */
+    assert_int_equal(features, 2);
+    assert_int_equal(counters[99], 1);
+    assert_int_equal(dirty[1], 0);
+    sift_snapshot_free(snap);
+}
+
 static void test_guard_module(void **state)
 {
     fixture *f = *state;
@@ -254,9 +383,13 @@ static void test_guards(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_state),           cmocka_unit_test(test_inline_module),
-        cmocka_unit_test(test_same_range_once), cmocka_unit_test(test_guard_module),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_inline_module),
+        cmocka_unit_test(test_same_range_once),
+        cmocka_unit_test(test_guard_module),
         cmocka_unit_test(test_guards),
+        cmocka_unit_test(test_function_index),
+        cmocka_unit_test(test_function_index_registration),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

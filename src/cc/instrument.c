@@ -1,5 +1,6 @@
-/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks to a bitcode module that
- * clang has optimised (and instrumented for coverage and sanitizers) already. Every function
+/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks, and the dirty bytes of
+ * the edge counters' function index (instrument_fn_dirty.c), to a bitcode module that clang
+ * has optimised (and instrumented for coverage and sanitizers) already. Every function
  * it plans calls __sift_values_enter at entry with its argument values in a stack array, and
  * __sift_values_return before each return; a table of the module's functions, registered by a
  * constructor, names what they pass. See docs/values.md. */
@@ -309,7 +310,7 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     free(rets);
 }
 
-/* Appends the registration constructor to llvm.global_ctors, keeping the entries there. */
+/* The constructor that registers the table. */
 static void register_table(instr *s, LLVMValueRef table, size_t n)
 {
     LLVMTypeRef void_fn = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), NULL, 0, 0);
@@ -327,27 +328,35 @@ static void register_table(instr *s, LLVMValueRef table, size_t n)
                            int_constant(s->i64, n), s->mode};
     LLVMBuildCall2(s->b, reg_type, reg, args, 4, "");
     LLVMBuildRetVoid(s->b);
+    sift_instr_add_ctor(s->m.mod, ctor, CTOR_PRIORITY, NULL);
+}
 
-    LLVMValueRef old = LLVMGetNamedGlobal(s->m.mod, "llvm.global_ctors");
+void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority, LLVMValueRef data)
+{
+    LLVMContextRef c = LLVMGetModuleContext(mod);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(c), ptr = LLVMPointerType(LLVMInt8TypeInContext(c), 0);
+    LLVMTypeRef void_fn = LLVMFunctionType(LLVMVoidTypeInContext(c), NULL, 0, 0);
+    LLVMValueRef old = LLVMGetNamedGlobal(mod, "llvm.global_ctors");
     LLVMTypeRef entry_type;
     unsigned count = 0;
     if (old) {
         entry_type = LLVMGetElementType(LLVMGlobalGetValueType(old));
         count = LLVMGetArrayLength(LLVMGlobalGetValueType(old));
     } else {
-        LLVMTypeRef fields[] = {s->i32, LLVMPointerType(void_fn, 0), s->ptr};
-        entry_type = LLVMStructTypeInContext(s->m.ctx, fields, 3, 0);
+        LLVMTypeRef fields[] = {i32, LLVMPointerType(void_fn, 0), ptr};
+        entry_type = LLVMStructTypeInContext(c, fields, 3, 0);
     }
     LLVMValueRef *entries = calloc(count + 1, sizeof(*entries));
-    if (!entries) die(s->m.source, "out of memory", NULL);
+    if (!entries) die("sift-instrument", "out of memory", NULL);
     LLVMValueRef init = old ? LLVMGetInitializer(old) : NULL;
     for (unsigned i = 0; i < count; i++)
         entries[i] = LLVMGetOperand(init, i);
-    LLVMValueRef fields[] = {int_constant(s->i32, CTOR_PRIORITY), ctor, LLVMConstNull(s->ptr)};
+    LLVMValueRef fields[] = {int_constant(i32, priority), ctor,
+                             data ? LLVMConstBitCast(data, ptr) : LLVMConstNull(ptr)};
     entries[count] = LLVMConstNamedStruct(entry_type, fields, 3);
     if (old) LLVMDeleteGlobal(old);
     LLVMValueRef array = LLVMConstArray(entry_type, entries, count + 1);
-    LLVMValueRef ctors = LLVMAddGlobal(s->m.mod, LLVMTypeOf(array), "llvm.global_ctors");
+    LLVMValueRef ctors = LLVMAddGlobal(mod, LLVMTypeOf(array), "llvm.global_ctors");
     LLVMSetInitializer(ctors, array);
     LLVMSetLinkage(ctors, LLVMAppendingLinkage);
     free(entries);
@@ -423,6 +432,7 @@ int main(int argc, char **argv)
     s.m.layout = LLVMGetModuleDataLayout(s.m.mod);
     set_up(&s);
     instrument(&s);
+    if (!sift_instr_fn_dirty(s.m.mod)) die(in, "out of memory", NULL);
     if (LLVMVerifyModule(s.m.mod, LLVMReturnStatusAction, &msg)) {
         char *nl = strchr(msg, '\n');
         if (nl) *nl = '\0';

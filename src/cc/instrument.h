@@ -89,6 +89,16 @@ bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
  * or NULL. */
 LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
 
+/* Appends CTOR to MOD's llvm.global_ctors at PRIORITY, dropped with DATA's comdat when DATA
+ * is not NULL. */
+void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority,
+                         LLVMValueRef data);
+
+/* Gives every function with a sanitizer-coverage pc table a dirty byte that its entry sets,
+ * and the constructor that registers them (rt/fn_dirty_abi.h). A module whose pc tables it
+ * cannot all read is left as it is. False when out of memory. */
+bool sift_instr_fn_dirty(LLVMModuleRef mod);
+
 /* A copy of TEXT, or of its first LEN bytes. */
 char *sift_instr_strdup(const char *text, size_t len);
 

@@ -139,6 +139,7 @@ int main(int argc, char **argv)
         /* Shared objects loaded later resolve the callbacks against the executable. */
         link[nl++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
         link[nl++] = "-Wl,--export-dynamic-symbol=__sift_values_*";
+        link[nl++] = "-Wl,--export-dynamic-symbol=__sift_fn_dirty_*";
         /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
          * weak no-op, which would keep the linker from taking sift's out of the archive. */
         /* A -x of the user's would make clang read the archives as source. */

@@ -43,6 +43,7 @@ typedef struct {
     const uint8_t *counters; /* inline counters, or the sift-allocated array for pc guards */
     size_t first;            /* index of its first counter in the edges domain */
     size_t len;
+    const uint8_t *fn_dirty; /* its function index's dirty bytes (fn_dirty_abi.h), or NULL */
 } sift_rt_pcs;
 
 #define SIFT_RT_MAX_MODULES 256

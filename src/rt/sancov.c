@@ -5,6 +5,7 @@
 #include "rt/rt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 SIFT_RT_NOINSTR static bool module_room(sift_rt_state *rt)
 {
@@ -42,6 +43,38 @@ SIFT_RT_NOINSTR void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintpt
     sift_rt_pcs *m = &rt->pcs[rt->npcs - 1];
     /* A table of another length belongs to a module whose counters were not registered. */
     if (!m->pcs && m->len == (size_t)(end - beg) / 2) m->pcs = beg;
+}
+
+/* sift-instrument's constructor (fn_dirty_abi.h), after the module registered its counters and
+ * pc table: one dirty byte per function the pc table opens. The pass then reads these bytes
+ * instead of every counter. A module that does not match keeps its SIMD scan. */
+SIFT_RT_NOINSTR void __sift_fn_dirty_init(uint8_t *start, uint8_t *stop)
+{
+    sift_rt_state *rt = sift_rt();
+    if (!rt || start >= stop) return;
+    sift_rt_pcs *m = NULL;
+    for (size_t i = rt->npcs; i-- > 0 && !m;) {
+        if (rt->pcs[i].fn_dirty == start) return; /* another object's copy of the constructor */
+        if (rt->pcs[i].pcs && !rt->pcs[i].fn_dirty) m = &rt->pcs[i];
+    }
+    size_t n = (size_t)(stop - start), k = 0;
+    uint32_t *starts = m ? malloc(n * sizeof(*starts)) : NULL;
+    if (!starts) return;
+    for (size_t i = 0; i < m->len && k <= n; i++)
+        if (m->pcs[2 * i + 1] & 1) {
+            if (k < n) starts[k] = (uint32_t)i;
+            k++;
+        }
+    if (k == n && starts[0] == 0 &&
+        sift_covmap_index_functions(rt->map, SIFT_DOMAIN_EDGES, m->first, start, starts, n) ==
+            SIFT_OK)
+        m->fn_dirty = start;
+    else
+        fprintf(stderr,
+                "sift: %zu function dirty bytes for %zu functions of a module; its counters are "
+                "scanned instead\n",
+                n, k);
+    free(starts);
 }
 
 /* Guards are numbered into sift-allocated edges regions, so these modules get dirty indexes

@@ -275,31 +275,50 @@ static inline __attribute__((always_inline)) bool walk_dirty(const sift_region *
     return true;
 }
 
+/* Lines FROM up to TO of an indexed region. */
+static inline __attribute__((always_inline)) bool
+visit_lines(const sift_region *r, const walk *w, size_t from, size_t to, sift_isa level)
+{
+    for (size_t line = from; line < to; line++) {
+        size_t off = line * SIFT_LINE;
+        size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
+        if (!visit(w, r->counters + off, len, r->first + off, level)) return false;
+    }
+    return true;
+}
+
 /* The lines of the functions whose dirty byte is set, found like dirty lines. Functions need
- * not start on a line, so two marked functions may share one: a line is visited at most once,
- * and whole (the other function's counters in it are zero or its own). */
+ * not start on a line, so marked functions next to each other are merged into one run of
+ * lines: each line is visited once, and whole (the counters of an unmarked function in it are
+ * zero). Runs of marked functions are taken at once, as runs of set bits, so that a pass where
+ * most functions ran costs little more per function than per line. */
 static inline __attribute__((always_inline)) bool walk_functions(const sift_region *r,
                                                                  const walk *w, sift_isa level)
 {
     const uint8_t *end = r->fn_dirty + r->nfns;
-    size_t next_line = 0; /* the first line not visited yet */
+    size_t from = 0, to = 0; /* the run of lines not visited yet */
     uint64_t mask;
     for (const uint8_t *d = next_dirty(r->fn_dirty, end, &mask, level); d < end;
          d = next_dirty(d + 64, end, &mask, level)) {
-        for (; mask; mask &= mask - 1) {
-            size_t fn = (size_t)(d - r->fn_dirty) + (size_t)__builtin_ctzll(mask);
-            if (w->clean) r->fn_dirty[fn] = 0;
-            size_t line = r->fn_start[fn] / SIFT_LINE, stop = r->fn_start[fn + 1];
-            if (line < next_line) line = next_line;
-            for (; line * SIFT_LINE < stop; line++) {
-                size_t off = line * SIFT_LINE;
-                size_t len = r->len - off < SIFT_LINE ? r->len - off : SIFT_LINE;
-                if (!visit(w, r->counters + off, len, r->first + off, level)) return false;
+        /* MASK holds the block's marks: clear them all at once. */
+        if (w->clean) memset((uint8_t *)d, 0, end - d < 64 ? (size_t)(end - d) : 64);
+        while (mask) {
+            /* A run of marked functions at once: N set bits from bit B. */
+            unsigned b = (unsigned)__builtin_ctzll(mask);
+            uint64_t unset = ~(mask >> b);
+            unsigned n = unset ? (unsigned)__builtin_ctzll(unset) : 64;
+            mask = b + n < 64 ? mask & (~0ull << (b + n)) : 0;
+            size_t fn = (size_t)(d - r->fn_dirty) + b;
+            size_t first = r->fn_start[fn] / SIFT_LINE;
+            size_t last = (r->fn_start[fn + n] + SIFT_LINE - 1) / SIFT_LINE;
+            if (first > to) {
+                if (!visit_lines(r, w, from, to, level)) return false;
+                from = first;
             }
-            next_line = line;
+            if (last > to) to = last;
         }
     }
-    return true;
+    return visit_lines(r, w, from, to, level);
 }
 
 static inline __attribute__((always_inline)) bool walk_scan(const sift_region *r, const walk *w,

@@ -39,7 +39,8 @@ typedef bool (*sift_line_fn)(void *ctx, uint8_t *counters, size_t len, size_t fi
 
 /* Calls FN for every line of DOMAIN that was touched (dirty, in a marked function, or found
  * non-zero by a SIMD scan), in index order, each line once. CLEAN clears the dirty bytes of the
- * lines visited. Returns false if FN stopped the walk. */
+ * lines visited (and a function index's marks, 64 functions at a time: FN must not stop a walk
+ * with CLEAN). Returns false if FN stopped the walk. */
 bool sift_scan_domain(const sift_domain_map *dom, sift_line_fn fn, void *ctx, bool clean);
 
 /* sift_scan_domain with CLEAN for a pass against SEEN (the domain's seen bucket bits, indexed
