@@ -132,6 +132,51 @@ static void top_rated_prefers_small_and_fast(void **state)
     sift_corpus_free(c);
 }
 
+static void a_smaller_input_outranks_per_feature(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *big = add(c, "big", 100, 0, 1, 2);
+    sift_entry *small = add(c, "small", 50, 0, 2, 3);
+    sift_entry *tops[4];
+    size_t n = 4;
+    /* Smaller than the only holder of feature 1: kept, although it finds nothing new. */
+    assert_true(sift_corpus_outranks(c, (const sift_feature_id[]){1}, 1, 80, 0, tops, &n));
+    assert_int_equal(n, 1);
+    assert_ptr_equal(tops[0], big);
+    /* Feature 2's top is the 50-byte entry: 60 bytes outrank nobody, and a tie is no win. */
+    n = 4;
+    assert_false(sift_corpus_outranks(c, (const sift_feature_id[]){2, 3}, 2, 60, 0, tops, &n));
+    assert_int_equal(n, 0);
+    n = 4;
+    assert_false(sift_corpus_outranks(c, (const sift_feature_id[]){1}, 1, 100, 0, tops, &n));
+    /* Each outranked entry once, and no more than the room given. */
+    n = 4;
+    assert_true(sift_corpus_outranks(c, (const sift_feature_id[]){1, 2, 3}, 3, 40, 0, tops, &n));
+    assert_int_equal(n, 2);
+    assert_ptr_equal(tops[0], big);
+    assert_ptr_equal(tops[1], small);
+    n = 1;
+    assert_true(sift_corpus_outranks(c, (const sift_feature_id[]){1, 2, 3}, 3, 40, 0, tops, &n));
+    assert_int_equal(n, 1);
+    sift_corpus_free(c);
+    /* Time counts as the top rating does: the same size, ten times faster. */
+    c = sift_corpus_new();
+    add(c, "slow", 50, 10000000, 3);
+    n = 4;
+    assert_true(sift_corpus_outranks(c, (const sift_feature_id[]){3}, 1, 50, 1000000, tops, &n));
+    /* A feature nobody has is not a question of size. */
+    n = 4;
+    assert_true(sift_corpus_outranks(c, (const sift_feature_id[]){9}, 1, 1000, 0, tops, &n));
+    assert_int_equal(n, 0);
+    /* Taking the outranked entry's only top rating evicts it. */
+    sift_entry *slow = sift_corpus_at(c, 0);
+    add(c, "fast", 50, 1000000, 3);
+    sift_corpus_update(c);
+    assert_true(slow->evicted);
+    sift_corpus_free(c);
+}
+
 static void favored_set_is_minimal_and_covers(void **state)
 {
     (void)state;
@@ -349,6 +394,7 @@ int main(void)
         cmocka_unit_test(featmap_grows_and_finds),
         cmocka_unit_test(add_copies_sorts_and_refuses_duplicates),
         cmocka_unit_test(top_rated_prefers_small_and_fast),
+        cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(favored_set_is_minimal_and_covers),
         cmocka_unit_test(rare_features_are_picked_more),
         cmocka_unit_test(new_entries_get_energy_that_fades),

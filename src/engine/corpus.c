@@ -461,3 +461,26 @@ sift_entry *sift_corpus_top(sift_corpus *c, sift_feature_id feature)
     uint32_t f = c ? sift_featmap_get(&c->fmap, feature) : NONE;
     return f == NONE ? NULL : &c->nodes[c->feats[f].top]->e;
 }
+
+bool sift_corpus_outranks(sift_corpus *c, const sift_feature_id *features, size_t nfeatures,
+                          size_t size, uint64_t exec_ns, sift_entry **tops, size_t *ntops)
+{
+    size_t max_tops = *ntops;
+    *ntops = 0;
+    if (!c) return false;
+    sift_entry probe = {.size = size, .exec_ns = exec_ns};
+    unsigned __int128 mine = cost(&probe);
+    bool outranks = false;
+    for (size_t j = 0; j < nfeatures; j++) {
+        uint32_t f = sift_featmap_get(&c->fmap, features[j]);
+        if (f == NONE) return true; /* a feature nobody has: not a question of size */
+        sift_entry *top = &c->nodes[c->feats[f].top]->e;
+        if (mine >= cost(top)) continue;
+        outranks = true;
+        size_t k = 0;
+        while (k < *ntops && tops[k] != top)
+            k++;
+        if (k == *ntops && k < max_tops) tops[(*ntops)++] = top;
+    }
+    return outranks;
+}

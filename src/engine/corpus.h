@@ -78,4 +78,10 @@ size_t sift_corpus_frequency(const sift_corpus *c, sift_feature_id feature);
 /* The entry with FEATURE of smallest size * exec_ns (the earliest on a tie); NULL if none. */
 sift_entry *sift_corpus_top(sift_corpus *c, sift_feature_id feature);
 
+/* Whether an input of SIZE and EXEC_NS having FEATURES would take the top rating of at least one
+ * of them: libFuzzer's rule for keeping a smaller input that finds nothing new. The entries it
+ * would outrank go to TOPS, at most *NTOPS of them on entry; *NTOPS is their count on return. */
+bool sift_corpus_outranks(sift_corpus *c, const sift_feature_id *features, size_t nfeatures,
+                          size_t size, uint64_t exec_ns, sift_entry **tops, size_t *ntops);
+
 #endif

@@ -255,6 +255,13 @@ static void save_input(sift_fuzzer *f, const sift_entry *e)
     }
 }
 
+/* Whole milliseconds only: the scheduler must not see timing noise, or the same -seed would pick
+ * other entries from run to run. */
+static uint64_t whole_ms(uint64_t ns)
+{
+    return ns / 1000000ull * 1000000ull;
+}
+
 /* Takes DATA into the corpus with its FEATURES (consumed), saves it and reports it under HOW.
  * NULL when an identical input is there already. */
 static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, feature_list *features,
@@ -262,10 +269,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, featu
 {
     char name[41];
     sift_sha1_hex(data, size, name);
-    /* Whole milliseconds only: the scheduler must not see timing noise, or the same -seed
-     * would pick other entries from run to run. */
-    uint64_t coarse_ns = ns / 1000000ull * 1000000ull;
-    sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n, coarse_ns,
+    sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n, whole_ms(ns),
                                     name, f->stats.execs);
     free(features->ids);
     if (!e) return NULL;
@@ -294,42 +298,27 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
     return admit(f, data, size, &features, ns, save, how) != NULL;
 }
 
-static int by_id(const void *a, const void *b)
-{
-    sift_feature_id x = *(const sift_feature_id *)a, y = *(const sift_feature_id *)b;
-    return (x > y) - (x < y);
-}
-
-/* Whether sorted FEATURES hold every one of the sorted, unique WANT. */
-static bool covers(const sift_feature_id *features, size_t n, const sift_feature_id *want,
-                   size_t nwant)
-{
-    size_t i = 0;
-    for (size_t w = 0; w < nwant; w++) {
-        while (i < n && features[i] < want[w])
-            i++;
-        if (i == n || features[i] != want[w]) return false;
-    }
-    return true;
-}
-
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, sift_entry *parent, const uint8_t *data, size_t size)
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     feature_list features = {0};
     uint64_t ns = collect_features(f, data, size, &features);
-    qsort(features.ids, features.n, sizeof(*features.ids), by_id);
-    if (!covers(features.ids, features.n, parent->features, parent->nfeatures)) {
+    sift_entry *tops[16];
+    size_t ntops = sizeof tops / sizeof *tops;
+    if (!sift_corpus_outranks(f->corpus, features.ids, features.n, size, whole_ms(ns), tops,
+                              &ntops)) {
         free(features.ids);
         return false;
     }
     if (!admit(f, data, size, &features, ns, true, "REDUCE")) return false;
-    sift_corpus_update(f->corpus); /* settles whether the parent lost every feature */
-    /* The smaller input now holds every feature the parent held, so the parent lost them all
-     * and was evicted: its file in the output corpus goes too, as libFuzzer's does. */
-    char path[4096];
-    if (parent->evicted && f->out_dir &&
-        (size_t)snprintf(path, sizeof path, "%s/%s", f->out_dir, parent->name) < sizeof path)
-        unlink(path);
+    sift_corpus_update(f->corpus); /* settles which outranked entries lost every feature */
+    /* An entry left without any top rating is evicted: its file in the output corpus goes too,
+     * as libFuzzer's does. */
+    for (size_t i = 0; i < ntops && f->out_dir; i++) {
+        char path[4096];
+        if (tops[i]->evicted &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", f->out_dir, tops[i]->name) < sizeof path)
+            unlink(path);
+    }
     return true;
 }
 
@@ -506,7 +495,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         bool found = sift_fuzzer_try(f, f->buf, size, true, "NEW");
         /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run. */
         if (!found && size < e->size && e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
-            found = sift_fuzzer_try_reduce(f, e, f->buf, size);
+            found = sift_fuzzer_try_reduce(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);

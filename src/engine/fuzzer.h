@@ -77,10 +77,11 @@ sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t siz
  * output folder when SAVE). Returns whether it was added. */
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how);
 
-/* Takes DATA, a mutant of PARENT that is smaller and found nothing new, into the corpus in
- * place of PARENT when it covers every feature PARENT owns (libFuzzer's REDUCE). Costs one
- * execution; returns whether it did. */
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, sift_entry *parent, const uint8_t *data, size_t size);
+/* Takes DATA, a mutant that found nothing new, into the corpus when it is the cheapest input
+ * (size, then time) having at least one of its features, as libFuzzer keeps the smallest input
+ * per feature (REDUCE); entries left without any such feature are evicted and their files
+ * removed. Costs one execution; returns whether it took DATA. */
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
