@@ -21,12 +21,13 @@ INTERPOSE_SRC := $(wildcard src/rt/interpose/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
 INSTR_SRC  := $(wildcard src/cc/instrument*.c)
 CC_SRC     := $(filter-out $(INSTR_SRC),$(wildcard src/cc/*.c))
+CLI_SRC    := $(filter-out src/cli/gen_man.c,$(wildcard src/cli/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBS := $(BUILD)/lib/libsift-cov.a $(BUILD)/lib/libsift-rt.a $(BUILD)/lib/libsift-fuzzer.a \
         $(BUILD)/lib/libsift-interpose.a
-BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++ $(BUILD)/bin/sift-instrument
+BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++ $(BUILD)/bin/sift-instrument $(BUILD)/bin/sift
 
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -79,6 +80,14 @@ $(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(shell $(LLVM_CONFIG) --ldflags --libs core bitreader bitwriter analysis) \
 	    -o $@
+
+# sift show DIR: a campaign's output folder summed up and plotted (docs/watching.md).
+$(BUILD)/bin/sift: $(call obj,$(CLI_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lm -o $@
+
+# test_show checks the output folder's parsers and the plot's ticks directly too.
+TEST_LINK_test_show := $(call obj,src/cli/outread.c src/cli/svg.c)
 
 $(BUILD)/bin/sift-c++: $(BUILD)/bin/sift-cc
 	ln -sf sift-cc $@

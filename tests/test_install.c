@@ -58,10 +58,18 @@ static int remove_scratch(void **state)
 }
 
 static const char *const installed[] = {
-    "bin/sift-cc",           "bin/sift-instrument",     "lib/libsift-cov.a",
-    "lib/libsift-rt.a",      "lib/libsift-fuzzer.a",    "lib/libsift-interpose.a",
-    "include/sift/covmap.h", "include/sift/snapshot.h", "include/sift/version.h",
-    "lib/pkgconfig/sift.pc", "share/man/man1/sift.1",
+    "bin/sift-cc",
+    "bin/sift-instrument",
+    "bin/sift",
+    "lib/libsift-cov.a",
+    "lib/libsift-rt.a",
+    "lib/libsift-fuzzer.a",
+    "lib/libsift-interpose.a",
+    "include/sift/covmap.h",
+    "include/sift/snapshot.h",
+    "include/sift/version.h",
+    "lib/pkgconfig/sift.pc",
+    "share/man/man1/sift.1",
 };
 
 static void assert_installed(const char *root)
