@@ -11,10 +11,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <grp.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A fresh folder per test, and a log outside it that receives the reports. */
@@ -288,21 +293,83 @@ static void folder_that_is_a_file_is_reported(void **state)
     assert_memory_equal(take_log(f), want, strlen(want));
 }
 
+/* Runs FN(F) in a child process, as the user 65534 (nobody) when ROOT (permission bits do not
+ * bind root) and with files limited to FSIZE bytes when not 0 (SIGXFSZ ignored, so that a
+ * write past it fails with EFBIG, as one on a full disk with ENOSPC). Returns FN's result,
+ * or 125 when the child could not become that user. */
+static int in_child(fixture *f, bool root, rlim_t fsize, int (*fn)(fixture *))
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (root && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(125);
+        if (fsize) {
+            struct rlimit r = {fsize, fsize};
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(124);
+        }
+        _exit(fn(f));
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* 0 when the write failed with EACCES. */
+static int write_x_denied(fixture *f)
+{
+    int rc = sift_artifact_write(f->prefix, NULL, "crash", (const uint8_t *)"x", 1, NULL, 0);
+    return rc == -1 && errno == EACCES ? 0 : 1;
+}
+
 static void read_only_folder_is_reported(void **state)
 {
     fixture *f = *state;
     char want[PATH_MAX * 2];
     assert_int_equal(chmod(f->dir, 0555), 0);
-    int rc = sift_artifact_write(f->prefix, NULL, "crash", (const uint8_t *)"x", 1, NULL, 0);
-    if (geteuid() == 0) {
-        assert_int_equal(rc, 0); /* permissions do not bind root */
-        return;
-    }
-    assert_int_equal(rc, -1);
-    assert_int_equal(errno, EACCES);
+    int rc = in_child(f, geteuid() == 0, 0, write_x_denied);
+    if (rc == 125) skip(); /* root here cannot become nobody */
+    assert_int_equal(rc, 0);
+    assert_int_equal(count_entries(f->dir), 0);
     snprintf(want, sizeof(want), "ERROR: cannot write artifact %scrash-%s: Permission denied\n",
              f->prefix, sha1_of("x"));
     assert_memory_equal(take_log(f), want, strlen(want));
+}
+
+/* 0 when a write of 1100 bytes over the file "unit", and an artifact of them, failed with
+ * EFBIG. */
+static int write_1100_too_large(fixture *f)
+{
+    static uint8_t big[1100];
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%sunit", f->prefix);
+    if (sift_write_atomic(path, big, sizeof(big)) != -1 || errno != EFBIG) return 1;
+    if (sift_artifact_write(f->prefix, NULL, "crash", big, sizeof(big), NULL, 0) != -1 ||
+        errno != EFBIG)
+        return 1;
+    return 0;
+}
+
+/* A full disk cuts the temporary short: the write fails, the temporary goes, and the file it
+ * was to replace stays whole. */
+static void full_disk_leaves_the_old_file_and_no_temporary(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], buf[64], want[PATH_MAX * 2];
+    snprintf(path, sizeof(path), "%sunit", f->prefix);
+    assert_int_equal(sift_write_atomic(path, (const uint8_t *)"old", 3), 0);
+    assert_int_equal(in_child(f, false, 512, write_1100_too_large), 0);
+    assert_int_equal(read_file(path, buf, sizeof(buf)), 3);
+    assert_memory_equal(buf, "old", 3);
+    assert_int_equal(count_entries(f->dir), 1);
+    static const uint8_t zeros[1100];
+    char sha[41];
+    sift_sha1_hex(zeros, sizeof(zeros), sha);
+    snprintf(want, sizeof(want), "ERROR: cannot write artifact %scrash-%s: File too large\n",
+             f->prefix, sha);
+    assert_string_equal(take_log(f), want); /* no Base64 line: 1100 bytes is too long for one */
 }
 
 static void overlong_path_is_refused(void **state)
@@ -359,6 +426,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_folder_is_reported_with_the_path, setup, teardown),
         cmocka_unit_test_setup_teardown(folder_that_is_a_file_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(read_only_folder_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(full_disk_leaves_the_old_file_and_no_temporary, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(overlong_path_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(units_print_as_hex_and_escaped_ascii, setup, teardown),
         cmocka_unit_test_setup_teardown(long_output_is_flushed_in_pieces, setup, teardown),

@@ -8,10 +8,13 @@
 #include "support/subprocess.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char *dir; /* scratch folder shared by the tests; harnesses are built once */
 static sift_test_proc proc;
@@ -32,11 +35,58 @@ static size_t count_prefixed(const char *sub, const char *prefix)
     return n;
 }
 
+/* A shell command line as a user whom permission bits bind (65534 when the test runs as root),
+ * with the size of any file it writes limited to FSIZE bytes when not 0. Skips the test, saying
+ * why, when root cannot become that user. */
+static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fmt, ...)
+{
+    sift_test_jail j = {0};
+    const char *why = NULL;
+    if (unprivileged && sift_test_unprivileged(&j, dir, &why) != 0) {
+        fprintf(stderr, "skipped: %s\n", why);
+        skip();
+    }
+    j.fsize = fsize;
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return sift_test_sh_jailed(&proc, &j, dir, "%s", cmd);
+}
+
+/* Expects LINE (which starts with "sift: ") to be the one line of sift's own in what the last
+ * command printed to stderr. */
+static void one_line(const char *what, const char *line)
+{
+    const char *at = strstr(proc.err, line);
+    if (!at) fail_msg("%s: expected '%s' in:\n%s", what, line, proc.err);
+    if (strstr(proc.err, "sift: ") != at || strstr(at + 1, "sift: "))
+        fail_msg("%s: more lines than '%s':\n%s", what, line, proc.err);
+}
+
+/* Whether every file in folder SUB is named by the SHA-1 of what it holds (no file cut short
+ * under its final name) and none is hidden (no temporary left); how many there are. */
+static long intact_files(const char *sub)
+{
+    if (sh("cd %s && n=0 && for f in * .[!.]*; do [ -e \"$f\" ] || continue; "
+           "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"$f\" ] || { echo \"bad $f\"; exit 1; }; "
+           "n=$((n+1)); done; echo $n",
+           sub) != 0)
+        return -1;
+    return atol(proc.out);
+}
+
 static int build_harnesses(void **state)
 {
     (void)state;
     dir = sift_test_tmpdir();
     assert_non_null(dir);
+    /* Tests run some harnesses as an unprivileged user, who must reach them. */
+    chmod(dir, 0755);
     const char *cc = SIFT_BUILD_DIR "/bin/sift-cc -g -O1";
     /* The magic example's overflow needs ASan to be seen, in either build. */
     if (sh("%s -fsanitize=fuzzer,address%s " SIFT_SOURCE_DIR "/examples/magic.c -o magic &&"
@@ -257,6 +307,189 @@ static void oss_fuzz_style_build(void **state)
     assert_non_null(strstr(proc.err, "Done 500 runs"));
 }
 
+/* Folders sift writes into, not writable: each stops the campaign before it starts, with one
+ * line naming the folder and the problem, and leaves nothing behind. Reading does not need
+ * them: -runs=0 over a read-only corpus and reproducing from a read-only folder go on. */
+static void unwritable_outputs_stop_before_fuzzing(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"../ro", "sift: corpus folder: cannot write into ../ro: Permission denied"},
+        {"-artifact_prefix=../ro/ .",
+         "sift: -artifact_prefix=../ro/: cannot write into ../ro/: Permission denied"},
+        {"-artifact_prefix=../ro/crash- .",
+         "sift: -artifact_prefix=../ro/crash-: cannot write into ../ro/: Permission denied"},
+        {"-exact_artifact_path=../ro/the-crash .",
+         "sift: -exact_artifact_path=../ro/the-crash: cannot write into ../ro/: Permission denied"},
+        {"-exact_artifact_path=../ro .", "sift: -exact_artifact_path=../ro: is a folder"},
+        {"-artifact_prefix=../none/ .",
+         "sift: -artifact_prefix=../none/: cannot write into ../none/: No such file or directory"},
+        {"-artifact_prefix=../ro/seed/ .",
+         "sift: -artifact_prefix=../ro/seed/: cannot write into ../ro/seed/: not a folder"},
+        {"-stats_file=../ro/s.json .",
+         "sift: -stats_file=../ro/s.json: cannot write into ../ro/: Permission denied"},
+        {"-stats_file=../ro .", "sift: -stats_file=../ro: is a folder"},
+        {"-merge=1 ../ro .", "sift: corpus folder: cannot write into ../ro: Permission denied"},
+        {"-minimize_crash=1 -artifact_prefix=../ro/ ../ro/seed",
+         "sift: -artifact_prefix=../ro/: cannot write into ../ro/: Permission denied"},
+    };
+    assert_int_equal(sh("rm -rf ro rw && mkdir ro rw && printf 1+1 > ro/seed && chmod 555 ro && "
+                        "chmod 777 rw && printf 1/7 > crash17"),
+                     0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = sh_jailed(0, true, "cd rw && ../calc -runs=100000 %s", cases[i].args);
+        if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].args, rc, proc.err);
+        one_line(cases[i].args, cases[i].message);
+        assert_null(strstr(proc.err, "INITED")); /* stopped before anything ran */
+    }
+    /* Nothing was written anywhere: ro holds its seed alone, rw nothing. */
+    assert_int_equal(sh("ls -A ro rw | tr '\\n' ' '"), 0);
+    assert_string_equal(proc.out, "ro: seed  rw: ");
+
+    /* Running the seeds of a read-only corpus, and reproducing from a read-only folder, write
+     * nothing of their own: both go on. */
+    assert_int_equal(sh_jailed(0, true, "cd ro && ../calc -runs=0 ."), 0);
+    assert_non_null(strstr(proc.err, "Done "));
+    assert_int_not_equal(sh_jailed(0, true, "cd ro && ../calc ../crash17"), 0); /* a crash */
+    assert_non_null(strstr(proc.err, "Running: ../crash17"));
+    assert_non_null(strstr(proc.err, "ERROR: cannot write artifact ./crash-"));
+    assert_non_null(strstr(proc.err, "Base64: MS83"));
+    assert_int_equal(sh("ls -A ro && chmod 755 ro"), 0);
+    assert_string_equal(proc.out, "seed\n");
+}
+
+/* A full disk, simulated with RLIMIT_FSIZE (writes past it fail with EFBIG, as ENOSPC on a
+ * full disk): a find, a crash artifact or statistics that cannot be saved are reported with
+ * one line naming the file, the campaign stops with a non-zero exit, and no file is left cut
+ * short under its final name or as a temporary. What was saved before is whole. */
+static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state)
+{
+    (void)state;
+    /* Inputs found early are short; the first over 24 bytes cannot be saved. */
+    int rc = sh_jailed(24, false, "rm -rf c && mkdir c && ./tlv -seed=1 -runs=10000000 c");
+    assert_int_equal(rc, 1);
+    const char *line = strstr(proc.err, "sift: cannot save c/");
+    assert_non_null(line);
+    one_line("corpus", "sift: cannot save c/");
+    assert_non_null(strstr(line, ": File too large\n"));
+    assert_null(strstr(proc.err, "DONE")); /* it stopped at once */
+    char name[41];
+    assert_int_equal(sscanf(line, "sift: cannot save c/%40[0-9a-f]:", name), 1);
+    long saved = intact_files("c");
+    assert_true(saved >= 1); /* the short finds before it */
+    assert_int_not_equal(sh("test -e c/%s", name), 0);
+
+    /* A crash whose artifact does not fit. Its input is printed in Base64 instead. */
+    assert_int_equal(sh("rm -rf a && mkdir a && (printf A; head -c 600 /dev/zero) > big-crash"), 0);
+    rc = sh_jailed(512, false, "./faults -artifact_prefix=a/ big-crash");
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "ERROR: cannot write artifact a/crash-"));
+    assert_non_null(strstr(proc.err, ": File too large\nBase64: QQAAAA"));
+    assert_int_equal(intact_files("a"), 0);
+
+    /* Statistics: written at the start, so that the campaign stops at once. */
+    rc =
+        sh_jailed(64, false, "rm -rf st && mkdir st && ./tlv -runs=10000000 -stats_file=st/s.json");
+    assert_int_equal(rc, 1);
+    one_line("stats", "sift: cannot write stats file st/s.json: File too large");
+    assert_null(strstr(proc.err, "Done 10000000 runs"));
+    assert_int_equal(sh("ls -A st | wc -l"), 0);
+    assert_int_equal(atoi(proc.out), 0);
+}
+
+/* A 100 MB input (sparse, so that the test is quick). In a corpus it costs what -max_len
+ * allows, as libFuzzer reads it: 1 MiB without -max_len, -max_len bytes with it; the file
+ * stays as it is. Run on its own (./harness FILE) it runs whole. */
+static void huge_inputs_cost_at_most_max_len(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("rm -rf h && mkdir h && printf 1+2 > h/small"), 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/h/big", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 100 << 20), 0);
+    assert_int_equal(pwrite(fd, "(1)", 3, 0), 3);
+    close(fd);
+
+    int rc = sh("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -print_final_stats=1 hc h");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "not generate inputs larger than 1048576 bytes"));
+    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 1048576b (1 longer "
+                                     "than 1048576 bytes, cut to that)"));
+    assert_non_null(strstr(proc.err, "Done 20000 runs"));
+    const char *rss = strstr(proc.err, "stat::peak_rss_mb:");
+    assert_non_null(rss);
+    assert_true(atoi(rss + strlen("stat::peak_rss_mb:")) < 100); /* never the whole file */
+
+    rc = sh("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -max_len=64 hc h");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "max: 64b (1 longer than 64 bytes, cut to that)"));
+    assert_int_equal(sh("stat -c %%s h/big"), 0);
+    assert_string_equal(proc.out, "104857600\n"); /* seeds are read, never rewritten */
+
+    rc = sh("./calc h/big");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "Executed h/big in "));
+    rc = sh("./calc -max_len=2 h/big"); /* "(1": an unclosed parenthesis, read as such */
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "Executed h/big in "));
+}
+
+/* Entries of a corpus folder that are no readable files are skipped, counted in one line;
+ * none stops the campaign, and a FIFO is never opened, so that nothing blocks. */
+static void odd_corpus_entries_are_skipped(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("rm -rf o && mkdir o o/sub o/closed && chmod 777 o && cd o && "
+                        "printf 1+1 > a && : > empty && mkfifo fifo && ln -s nowhere dangling && "
+                        "ln -s l2 l1 && ln -s l1 l2 && ln -s .. sub/up && ln -s ../sub sub/self && "
+                        "printf 2+2 > closed/f && chmod 000 closed && "
+                        "printf 3+3 > unreadable && chmod 000 unreadable"),
+                     0);
+    /* As a user whom the closed folder and file stop; under a time limit, in case the FIFO
+     * blocked. */
+    int rc = sh_jailed(0, true, "cd o && timeout 60 ../tlv -runs=2000 .");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "sift: corpus: skipped 7 entries that are not readable files "
+                                     "(first: ./"));
+    assert_non_null(strstr(proc.err, "sift: skipping seed ./unreadable: Permission denied"));
+    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 3b"));
+    assert_non_null(strstr(proc.err, "Done 2000 runs"));
+    assert_int_equal(sh("chmod 755 o/closed"), 0);
+
+    /* A corpus of empty files only. */
+    rc = sh("rm -rf e && mkdir e && : > e/1 && : > e/2 && ./tlv -runs=2000 e");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 0b"));
+}
+
+/* A file where a folder is expected, and the other way round: one line each. */
+static void files_and_folders_swapped_get_one_line(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"c f", "sift: c: is a folder, expected a file"},
+        {"-merge=1 c f", "sift: corpus folder f: not a folder"},
+        {"-dict=d c", "sift: d: cannot read: Is a directory"},
+        {"-minimize_crash=1 d", "sift: -minimize_crash=1 takes exactly one crashing input file"},
+        {"-trace=- d", "sift: -trace runs one input file"},
+        {"-trace=d f", "sift: -trace=d: cannot create: Is a directory"},
+        {"-artifact_prefix=f/ c", "sift: -artifact_prefix=f/: cannot write into f/: not a folder"},
+        {"-stats_file=d c", "sift: -stats_file=d: is a folder"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc =
+            sh("rm -rf c d f && mkdir c d && printf 1 > f && ./calc -runs=100 %s", cases[i].args);
+        if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].args, rc, proc.err);
+        one_line(cases[i].args, cases[i].message);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +505,11 @@ int main(void)
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
         cmocka_unit_test(oss_fuzz_style_build),
+        cmocka_unit_test(unwritable_outputs_stop_before_fuzzing),
+        cmocka_unit_test(full_disk_stops_the_campaign_and_leaves_no_partial_file),
+        cmocka_unit_test(huge_inputs_cost_at_most_max_len),
+        cmocka_unit_test(odd_corpus_entries_are_skipped),
+        cmocka_unit_test(files_and_folders_swapped_get_one_line),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

@@ -7,10 +7,15 @@
 
 #include "engine/fsutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char root[64];
@@ -72,6 +77,7 @@ static void lists_files_recursively_once(void **state)
     assert_int_equal(b, 1);
     assert_int_equal(empty, 1);
     assert_int_equal(l.count, 3);
+    assert_int_equal(l.skipped, 2); /* the dangling link, and the link back up */
     sift_pathlist_free(&l);
 }
 
@@ -115,9 +121,178 @@ static void reads_are_bounded(void **state)
     free(data);
     assert_int_equal(sift_fs_read(root, 100, &data, &size, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "is a folder, expected a file"));
-    assert_int_equal(sift_fs_read("/nonexistent/x", 100, &data, &size, NULL, err, sizeof err),
-                     -1);
+    assert_int_equal(sift_fs_read("/nonexistent/x", 100, &data, &size, NULL, err, sizeof err), -1);
     assert_string_equal(err, "/nonexistent/x: No such file or directory");
+}
+
+static char *at(const char *rel)
+{
+    static char path[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", root, rel);
+    return path[k];
+}
+
+/* What a hostile corpus folder may hold: each is left out and counted, nothing blocks, and no
+ * arrangement of links makes the walk endless or exponential. */
+static void odd_entries_are_skipped_and_counted(void **state)
+{
+    (void)state;
+    mkdir(at("odd"), 0755);
+    put("odd/file", "x");
+    assert_int_equal(mkfifo(at("odd/fifo"), 0644), 0); /* opened, it would block */
+    assert_int_equal(symlink("l2", at("odd/l1")), 0);  /* a loop of links: ELOOP */
+    assert_int_equal(symlink("l1", at("odd/l2")), 0);
+    /* Links that double at each level: 2^24 paths to the last folder, 24 folders. */
+    char rel[256];
+    for (int i = 0; i < 24; i++) {
+        snprintf(rel, sizeof rel, "odd/dag/L%02d", i);
+        if (i == 0) mkdir(at("odd/dag"), 0755);
+        assert_int_equal(mkdir(at(rel), 0755), 0);
+        snprintf(rel, sizeof rel, "odd/dag/L%02d/f", i);
+        put(rel, "f");
+        for (int k = 0; i < 23 && k < 2; k++) {
+            char target[32];
+            snprintf(target, sizeof target, "../L%02d", i + 1);
+            snprintf(rel, sizeof rel, "odd/dag/L%02d/%c", i, "xy"[k]);
+            assert_int_equal(symlink(target, at(rel)), 0);
+        }
+    }
+    /* Nested deeper than a listing goes. */
+    size_t n = strlen("odd/deep");
+    strcpy(rel, "odd/deep");
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(mkdir(at(rel), 0755), 0);
+        n += (size_t)snprintf(rel + n, sizeof rel - n, "/d");
+    }
+    put(rel + 0, "bottom");
+
+    sift_pathlist l = {0};
+    char err[256];
+    time_t t0 = time(NULL);
+    assert_int_equal(sift_fs_list(&l, at("odd"), err, sizeof err), 0);
+    assert_true(time(NULL) - t0 < 10);
+    /* file and the 24 f: each folder of the DAG was entered once. */
+    assert_int_equal(l.count, 25);
+    /* fifo, l1, l2, the 46 links into folders listed already, and the folder too deep. */
+    assert_int_equal(l.skipped, 50);
+    assert_non_null(strstr(l.first_skip, at("odd/")));
+    sift_pathlist_free(&l);
+
+    /* Read directly, a FIFO is refused at once, not waited on. */
+    uint8_t *data;
+    size_t size;
+    assert_int_equal(sift_fs_read(at("odd/fifo"), 100, &data, &size, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/odd/fifo: not a regular file"));
+    assert_int_equal(sift_fs_read(at("odd/l1"), 100, &data, &size, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/odd/l1: Too many levels of symbolic links"));
+}
+
+/* FN's result, run where permission bits bind: here for a user, in a child process that
+ * becomes the user 65534 (nobody) for root; the test is skipped when root cannot. */
+static int unprivileged(int (*fn)(void))
+{
+    if (geteuid() != 0) return fn();
+    chmod(root, 0755); /* for nobody to reach */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(125);
+        _exit(fn());
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 125) skip(); /* no CAP_SETUID */
+    return WEXITSTATUS(status);
+}
+
+/* 0 when the listing of "closed" skips and counts its unreadable subfolder. */
+static int list_closed(void)
+{
+    sift_pathlist l = {0};
+    char err[256];
+    int rc = sift_fs_list(&l, at("closed"), err, sizeof err) != 0      ? 1
+             : l.count != 1 || l.skipped != 1                          ? 2
+             : !strstr(l.first_skip, "/closed/sub: Permission denied") ? 3
+                                                                       : 0;
+    sift_pathlist_free(&l);
+    return rc;
+}
+
+/* An unreadable subfolder is skipped and counted. */
+static void unreadable_subfolder_is_counted(void **state)
+{
+    (void)state;
+    mkdir(at("closed"), 0755);
+    mkdir(at("closed/sub"), 0755);
+    put("closed/sub/f", "x");
+    put("closed/g", "y");
+    assert_int_equal(chmod(at("closed/sub"), 0), 0);
+    int rc = unprivileged(list_closed);
+    chmod(at("closed/sub"), 0755);
+    assert_int_equal(rc, 0);
+}
+
+/* 0 when the folder "ro" is found not writable. */
+static int check_ro(void)
+{
+    char err[512];
+    return sift_fs_check_writable(at("ro"), err, sizeof err) == -1 && errno == EACCES &&
+                   strstr(err, "/ro: Permission denied")
+               ? 0
+               : 1;
+}
+
+/* A 100 MB file (sparse) costs what the caller allows, not 100 MB. */
+static void huge_files_are_read_up_to_the_limit(void **state)
+{
+    (void)state;
+    int fd = open(at("huge"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 100 << 20), 0);
+    assert_int_equal(pwrite(fd, "head", 4, 0), 4);
+    close(fd);
+    uint8_t *data;
+    size_t size;
+    bool truncated;
+    char err[256];
+    assert_int_equal(sift_fs_read(at("huge"), 4096, &data, &size, &truncated, err, sizeof err), 0);
+    assert_int_equal(size, 4096);
+    assert_true(truncated);
+    assert_memory_equal(data, "head", 4);
+    free(data);
+    assert_int_equal(
+        sift_fs_read(at("huge"), (size_t)-1, &data, &size, &truncated, err, sizeof err), 0);
+    assert_int_equal(size, 100 << 20);
+    assert_false(truncated);
+    free(data);
+    unlink(at("huge"));
+}
+
+static void writable_folders(void **state)
+{
+    (void)state;
+    char err[512], out[16];
+    assert_int_equal(sift_fs_check_writable(root, err, sizeof err), 0);
+    assert_int_equal(sift_fs_check_writable(at("a"), err, sizeof err), -1);
+    assert_int_equal(errno, ENOTDIR);
+    assert_non_null(strstr(err, "/a: not a folder"));
+    assert_int_equal(sift_fs_check_writable("/nonexistent/x", err, sizeof err), -1);
+    assert_string_equal(err, "/nonexistent/x: No such file or directory");
+    mkdir(at("ro"), 0555);
+    int rc = unprivileged(check_ro);
+    rmdir(at("ro"));
+    assert_int_equal(rc, 0);
+
+    assert_string_equal(sift_fs_folder_of("a/b", out, sizeof out), "a/");
+    assert_string_equal(sift_fs_folder_of("a/", out, sizeof out), "a/");
+    assert_string_equal(sift_fs_folder_of("a/crash-", out, sizeof out), "a/");
+    assert_string_equal(sift_fs_folder_of("/x", out, sizeof out), "/");
+    assert_string_equal(sift_fs_folder_of("crash-", out, sizeof out), ".");
+    assert_string_equal(sift_fs_folder_of("", out, sizeof out), ".");
+    assert_null(sift_fs_folder_of("0123456789abcdef/x", out, sizeof out));
 }
 
 int main(void)
@@ -126,6 +301,10 @@ int main(void)
         cmocka_unit_test(lists_files_recursively_once),
         cmocka_unit_test(bad_folders_name_the_path),
         cmocka_unit_test(reads_are_bounded),
+        cmocka_unit_test(odd_entries_are_skipped_and_counted),
+        cmocka_unit_test(unreadable_subfolder_is_counted),
+        cmocka_unit_test(huge_files_are_read_up_to_the_limit),
+        cmocka_unit_test(writable_folders),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -63,11 +63,48 @@ static double json_num(const char *s, const char *key)
     return p ? atof(p + strlen(pat)) : -1;
 }
 
+/* The shell command line FMT in the scratch folder in jail J; its status. */
+static int sh_jailed(const sift_test_jail *j, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int sh_jailed(const sift_test_jail *j, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return sift_test_sh_jailed(&proc, j, dir, "%s", cmd);
+}
+
+/* Expects LINE (which starts with "sift: ") to be the one line of sift's own in the last
+ * command's stderr. */
+static void one_line(const char *what, const char *line)
+{
+    const char *at = strstr(proc.err, line);
+    if (!at) fail_msg("%s: expected '%s' in:\n%s", what, line, proc.err);
+    if (strstr(proc.err, "sift: ") != at || strstr(at + 1, "sift: "))
+        fail_msg("%s: more lines than '%s':\n%s", what, line, proc.err);
+}
+
+/* How many files folder SUB holds, -1 when one is hidden (a temporary left) or not named by
+ * the SHA-1 of what it holds (cut short under its final name). */
+static long intact_files(const char *sub)
+{
+    if (sh("cd %s && n=0 && for f in * .[!.]*; do [ -e \"$f\" ] || continue; "
+           "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"$f\" ] || { echo \"bad $f\"; exit 1; }; "
+           "n=$((n+1)); done; echo $n",
+           sub) != 0)
+        return -1;
+    return atol(proc.out);
+}
+
 static int build(void **state)
 {
     (void)state;
     dir = sift_test_tmpdir();
     assert_non_null(dir);
+    chmod(dir, 0755); /* an unprivileged user runs harnesses from it */
     if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
                           "/tests/fixtures/workers.c -o w && " SIFT_BUILD_DIR
                           "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
@@ -335,6 +372,98 @@ static void bad_arguments_get_one_line(void **state)
     }
 }
 
+/* Folders the campaign writes into, not writable: it stops before any worker starts, with one
+ * line (not one per find). Run as a user whom permission bits bind (65534 for root). */
+static void unwritable_folders_stop_the_campaign_before_it_starts(void **state)
+{
+    (void)state;
+    sift_test_jail j;
+    const char *why = NULL;
+    if (sift_test_unprivileged(&j, dir, &why) != 0) {
+        fprintf(stderr, "skipped: %s\n", why);
+        skip();
+    }
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"../ro", "sift: corpus folder: cannot write into ../ro: Permission denied"},
+        {"-out=../ro/o .", "sift: -out: cannot create the folder ../ro/o: Permission denied"},
+        {"-out=o .", "sift: -out: cannot write into o/queue: Permission denied"},
+        {"-artifact_prefix=../ro/ .",
+         "sift: -artifact_prefix=../ro/: cannot write into ../ro/: Permission denied"},
+        {"-stats_file=../ro/s.json .",
+         "sift: -stats_file=../ro/s.json: cannot write into ../ro/: Permission denied"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(sh("rm -rf ro rw && mkdir ro rw rw/o rw/o/queue && chmod 555 ro "
+                            "rw/o/queue && chmod 777 rw rw/o"),
+                         0);
+        int rc = sh_jailed(&j, "cd rw && ../w -workers=2 -runs=1000000 %s", cases[i].args);
+        if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].args, rc, proc.err);
+        one_line(cases[i].args, cases[i].message);
+        assert_null(strstr(proc.err, "INITED"));
+        assert_int_equal(sh("ls -A ro rw/o/queue | wc -l"), 0);
+        assert_string_equal(proc.out, "3\n"); /* two names and an empty line: nothing in them */
+    }
+    assert_int_equal(sh("chmod 755 ro rw/o/queue"), 0);
+}
+
+/* A full disk, simulated with RLIMIT_FSIZE (a write past it fails with EFBIG, as one on a
+ * full disk fails with ENOSPC): a find, a statistics file or a crash that cannot be saved
+ * stop the campaign with one line and exit code 1, and no file is left cut short. */
+static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state)
+{
+    (void)state;
+    /* Finds grown from the long seed cannot be saved; the short ones before them are whole.
+     * A file cut short used to be renamed into place under its final name. */
+    assert_int_equal(sh("rm -rf c s && mkdir c s && printf sift-seed > s/a && printf '[ab]' > "
+                        "s/b && head -c 70000 /dev/zero | tr '\\0' a > s/big"),
+                     0);
+    sift_test_jail j = {.fsize = 65536};
+    int rc = sh_jailed(&j, "./w -workers=2 -seed=1 -max_total_time=60 c s");
+    assert_int_equal(rc, 1);
+    one_line("corpus", "sift: cannot save c/");
+    assert_non_null(strstr(strstr(proc.err, "sift: cannot save c/"), ": File too large\n"));
+    long saved = intact_files("c");
+    assert_true(saved >= 1);
+
+    /* The statistics, written as the campaign starts (its finds are shorter than them). */
+    j.fsize = 256;
+    rc = sh_jailed(&j, "rm -rf st && mkdir st && ./w -workers=2 -max_len=64 -max_total_time=60 "
+                       "-stats_file=st/s.json");
+    assert_int_equal(rc, 1);
+    one_line("stats", "sift: cannot write stats file st/s.json: File too large");
+    assert_int_equal(sh("ls -A st | wc -l"), 0);
+    assert_string_equal(proc.out, "0\n");
+    j.fsize = 1024;
+    rc = sh_jailed(&j, "rm -rf o && ./w -workers=2 -max_len=64 -max_total_time=60 -out=o");
+    assert_int_equal(rc, 1);
+    one_line("fuzzer_stats", "sift: -out: cannot write o/fuzzer_stats: File too large");
+    assert_int_equal(sh("ls -A o | grep -c tmp"), 1);
+    assert_string_equal(proc.out, "0\n");
+}
+
+/* A worker's crash whose artifact cannot be written (here a name too long for the file
+ * system) is reported with the worker's report, and the campaign ends rather than going on
+ * without it. */
+static void unsaved_crash_ends_the_campaign(void **state)
+{
+    (void)state;
+    char prefix[240];
+    memset(prefix, 'p', sizeof prefix - 1);
+    prefix[sizeof prefix - 1] = '\0';
+    int rc = sh("rm -rf c a && mkdir c a && printf CRASH > c/seed && ./w -workers=2 "
+                "-len_control=0 -max_len=6 -max_total_time=60 -artifact_prefix=a/%s c",
+                prefix);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(proc.err, "ERROR: cannot write artifact a/ppp"));
+    assert_non_null(strstr(proc.err, ": File name too long\nBase64: Q1JBU0gh\n"));
+    assert_non_null(strstr(proc.err, "CRASH  worker "));
+    assert_non_null(strstr(proc.err, "; campaign ending\n"));
+    assert_null(strstr(proc.err, "starting another"));
+    assert_int_equal(count("a", "", true), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +473,9 @@ int main(void)
         cmocka_unit_test(resume_reports_inputs_that_now_fail),
         cmocka_unit_test(merge_with_workers_keeps_a_covering_set),
         cmocka_unit_test(bad_arguments_get_one_line),
+        cmocka_unit_test(unwritable_folders_stop_the_campaign_before_it_starts),
+        cmocka_unit_test(full_disk_stops_the_campaign_and_leaves_no_partial_file),
+        cmocka_unit_test(unsaved_crash_ends_the_campaign),
     };
     return cmocka_run_group_tests(tests, build, cleanup);
 }

@@ -115,32 +115,48 @@ static int stage(sift_campaign *c, const char *path, const uint8_t *data, size_t
     while (st->fd >= 0 && done < size) {
         ssize_t w = write(st->fd, data + done, size - done);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
+        if (w <= 0) {
+            if (w == 0) errno = ENOSPC; /* no progress and no error: the disk took nothing */
+            break;
+        }
         done += (size_t)w;
     }
-    c->nstaged++;
-    if (st->fd < 0 || done < size) {
-        fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(errno));
-        return -1;
+    if (st->fd >= 0 && done == size) {
+        c->nstaged++;
+        return 0;
     }
-    return 0;
+    /* A full disk cuts the file short: it must never be renamed into place, so it is not
+     * staged, and its temporary goes at once. Entries staged before it keep their chance. */
+    int err = errno;
+    fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(err));
+    if (st->fd >= 0) {
+        close(st->fd);
+        unlink(st->tmp);
+    }
+    free(st->tmp);
+    free(st->path);
+    c->failed = true;
+    errno = err;
+    return -1;
 }
 
 /* A burst of finds is made durable with one syncfs per file system: with many files it costs
  * a fraction of an fsync each. */
 #define SYNCFS_FROM 4
 
-static int sync_staged(sift_campaign *c)
+/* Sets *BAD to the file that failed, when one did. */
+static int sync_staged(sift_campaign *c, size_t *bad)
 {
     if (c->nstaged < SYNCFS_FROM) {
-        for (size_t i = 0; i < c->nstaged; i++)
-            if (fsync(c->staged[i].fd) != 0) return -1;
+        for (*bad = 0; *bad < c->nstaged; ++*bad)
+            if (fsync(c->staged[*bad].fd) != 0) return -1;
         return 0;
     }
     dev_t done[8];
     size_t ndone = 0;
     for (size_t i = 0; i < c->nstaged; i++) {
         struct stat st;
+        *bad = i;
         if (fstat(c->staged[i].fd, &st) != 0) return -1;
         size_t j = 0;
         while (j < ndone && done[j] != st.st_dev)
@@ -156,10 +172,11 @@ static int sync_staged(sift_campaign *c)
 int sift_campaign_flush(sift_campaign *c)
 {
     int rc = 0;
+    size_t bad = 0;
     for (size_t i = 0; i < c->nstaged && rc == 0; i++)
         if (c->staged[i].fd < 0) rc = -1;
-    if (rc == 0 && sync_staged(c) != 0) {
-        fprintf(stderr, "sift: cannot save %s: %s\n", c->staged[0].path, strerror(errno));
+    if (rc == 0 && sync_staged(c, &bad) != 0) {
+        fprintf(stderr, "sift: cannot save %s: %s\n", c->staged[bad].path, strerror(errno));
         rc = -1;
     }
     for (size_t i = 0; i < c->nstaged; i++) {
@@ -181,6 +198,7 @@ int sift_campaign_flush(sift_campaign *c)
         free(st->path);
     }
     c->nstaged = 0;
+    if (rc != 0) c->failed = true;
     uint64_t now = monotonic_ns();
     if (rc == 0 && c->oldest_ns) {
         if (now > c->oldest_ns && now - c->oldest_ns > c->persist_lag_ns)
@@ -211,6 +229,7 @@ static long write_queue(sift_campaign *c, const uint8_t *data, size_t size, cons
 int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *desc)
 {
     if (e->flags & SIFT_DLOG_KNOWN) return 0;
+    if (c->failed) return -1; /* reported once, at the first file that could not be saved */
     long i = add(c, e, SIZE_MAX);
     if (i < 0) return sift_corpus_find(c->corpus, e->name) >= 0 ? 0 : -1;
     if (c->corpus_dir && write_dir(c, e->name, e->data, e->size) != 0) return -1;

@@ -33,6 +33,7 @@ typedef struct {
     struct sift_staged *staged;
     size_t nstaged, stagecap;
     unsigned serial;
+    bool failed; /* a file could not be written: nothing more is taken */
 } sift_campaign;
 
 int sift_campaign_init(sift_campaign *c, const char *corpus_dir, sift_outdir *out);
@@ -40,7 +41,9 @@ void sift_campaign_free(sift_campaign *c);
 
 /* Takes a live discovery E: adds it and writes it into the corpus folder and the queue (named
  * DESC), to be made durable and visible by sift_campaign_flush. Returns 1 when taken, 0 when
- * the corpus has it already, -1 when it could not be written (with a message). */
+ * the corpus has it already, -1 when it could not be written (with a message; a file cut short
+ * by a full disk is removed, never renamed into place) or when a write failed before (without
+ * one: the campaign is ending). */
 int sift_campaign_take(sift_campaign *c, const sift_dlog_entry *e, const char *desc);
 
 /* Takes a record of replayed item ITEM, which is on disk in the places of WHERE (queue id

@@ -61,6 +61,58 @@ static int reproduce(sift_fuzzer *f, char **argv)
     return 0;
 }
 
+/* Prints "sift: WHAT: cannot write into FOLDER: PROBLEM" unless FOLDER (that of PATH when
+ * OF_PATH) takes new files. */
+static int check_folder(const char *what, const char *path, bool of_path)
+{
+    char folder[4096], err[4352];
+    if (of_path && !sift_fs_folder_of(path, folder, sizeof folder)) {
+        fprintf(stderr, "sift: %s: path too long\n", what);
+        return -1;
+    }
+    if (sift_fs_check_writable(of_path ? folder : path, err, sizeof err) != 0) {
+        fprintf(stderr, "sift: %s: cannot write into %s\n", what, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A campaign whose finds cannot be saved would run for nothing: the folders it writes into
+ * are checked before it starts, so that it stops at once with one line rather than at its
+ * first find. Reproducing files writes nothing of its own and is not held back. */
+static int check_outputs(const sift_options *o, bool files)
+{
+    bool fuzzing = !files && !o->trace && !o->merge && !o->minimize_crash;
+    char what[4200];
+    if (o->ninputs && ((fuzzing && o->runs != 0) || o->merge) &&
+        check_folder("corpus folder", o->inputs[0], false) != 0)
+        return -1;
+    /* The working folder, where artifacts go by default, may well be read-only when -runs=0
+     * only runs the seeds: that is not held back either. */
+    bool named = o->exact_artifact_path || o->artifact_prefix;
+    if ((fuzzing || o->minimize_crash) && (named || o->runs != 0)) {
+        const char *flag = o->exact_artifact_path ? "-exact_artifact_path" : "-artifact_prefix";
+        const char *path = o->exact_artifact_path ? o->exact_artifact_path
+                           : o->artifact_prefix   ? o->artifact_prefix
+                                                  : "./";
+        snprintf(what, sizeof what, "%s=%s", flag, path);
+        if (o->exact_artifact_path && sift_fs_is_dir(path) == 1) {
+            fprintf(stderr, "sift: %s: is a folder\n", what);
+            return -1;
+        }
+        if (check_folder(what, path, true) != 0) return -1;
+    }
+    if (fuzzing && o->stats_file) {
+        snprintf(what, sizeof what, "-stats_file=%s", o->stats_file);
+        if (sift_fs_is_dir(o->stats_file) == 1) {
+            fprintf(stderr, "sift: %s: is a folder\n", what);
+            return -1;
+        }
+        if (check_folder(what, o->stats_file, true) != 0) return -1;
+    }
+    return 0;
+}
+
 int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
@@ -75,13 +127,6 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
-    if (sift_super_workers(&opts)) return sift_super_main(&opts, argc, argv, target);
-    if (opts.out || opts.sync_dir || opts.name) {
-        fprintf(stderr, "sift: -out, -sync_dir and -name go with -workers=N\n");
-        return 1;
-    }
-    if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
-    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     bool files = false;
     for (size_t i = 0; i < opts.ninputs; i++) {
         int dir = sift_fs_is_dir(opts.inputs[i]);
@@ -91,6 +136,14 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         }
         files |= dir == 0;
     }
+    if (check_outputs(&opts, files) != 0) return 1;
+    if (sift_super_workers(&opts)) return sift_super_main(&opts, argc, argv, target);
+    if (opts.out || opts.sync_dir || opts.name) {
+        fprintf(stderr, "sift: -out, -sync_dir and -name go with -workers=N\n");
+        return 1;
+    }
+    if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
+    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;
     int rc;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Deep enough for any real corpus; stops a symlink loop that keeps producing new paths. */
+/* Deep enough for any real corpus; also bounds the recursion. */
 #define MAX_DEPTH 32
 
 static int push(sift_pathlist *list, const char *path)
@@ -28,22 +28,66 @@ static int push(sift_pathlist *list, const char *path)
     return 0;
 }
 
-/* Folders already entered on this path, by device and inode, to break symlink loops. */
-typedef struct {
-    dev_t dev[MAX_DEPTH];
-    ino_t ino[MAX_DEPTH];
-    int depth;
-} walk_stack;
-
-static bool on_stack(const walk_stack *s, const struct stat *st)
+/* An entry left out of the listing: counted, and the first one described. */
+static void skip(sift_pathlist *list, const char *path, const char *why)
 {
-    for (int i = 0; i < s->depth; i++)
-        if (s->dev[i] == st->st_dev && s->ino[i] == st->st_ino) return true;
-    return false;
+    if (list->skipped++ == 0)
+        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s", path, why);
 }
 
-/* Lists the open folder D (named DIR) and closes it; -1 only when out of memory. */
-static int walk(sift_pathlist *list, DIR *d, const char *dir, walk_stack *s)
+/* Folders entered in this listing, by device and inode: a folder reached again through a link
+ * (a loop, or two links to one folder) is listed once, so that no arrangement of links makes
+ * the walk endless or exponential. Open addressing; a zero inode marks an empty slot. */
+typedef struct {
+    dev_t *dev;
+    ino_t *ino;
+    size_t n, cap;
+} seen_set;
+
+static size_t seen_slot(const seen_set *s, dev_t dev, ino_t ino)
+{
+    size_t h = ((size_t)dev * 0x9e3779b97f4a7c15ull ^ (size_t)ino) * 0xff51afd7ed558ccdull;
+    size_t i = (h ^ h >> 29) & (s->cap - 1);
+    while (s->ino[i] && (s->dev[i] != dev || s->ino[i] != ino))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* 1 when added, 0 when there already, -1 when out of memory. */
+static int seen_add(seen_set *s, const struct stat *st)
+{
+    if (st->st_ino == 0) return 1; /* no inode number to tell folders apart: trust the depth */
+    if (2 * (s->n + 1) > s->cap) {
+        seen_set grown = {.cap = s->cap ? s->cap * 2 : 64};
+        grown.dev = calloc(grown.cap, sizeof(*grown.dev));
+        grown.ino = calloc(grown.cap, sizeof(*grown.ino));
+        if (!grown.dev || !grown.ino) {
+            free(grown.dev);
+            free(grown.ino);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->ino[i]) {
+                size_t j = seen_slot(&grown, s->dev[i], s->ino[i]);
+                grown.dev[j] = s->dev[i];
+                grown.ino[j] = s->ino[i];
+            }
+        grown.n = s->n;
+        free(s->dev);
+        free(s->ino);
+        *s = grown;
+    }
+    size_t i = seen_slot(s, st->st_dev, st->st_ino);
+    if (s->ino[i]) return 0;
+    s->dev[i] = st->st_dev;
+    s->ino[i] = st->st_ino;
+    s->n++;
+    return 1;
+}
+
+/* Lists the open folder D (named DIR, DEPTH folders below the top) and closes it; -1 only when
+ * out of memory. */
+static int walk(sift_pathlist *list, DIR *d, const char *dir, seen_set *seen, int depth)
 {
     struct dirent *e;
     int rc = 0;
@@ -52,18 +96,31 @@ static int walk(sift_pathlist *list, DIR *d, const char *dir, walk_stack *s)
          * sift's and AFL++'s state folders. */
         if (e->d_name[0] == '.') continue;
         char path[4096];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) continue;
-        struct stat st;
-        if (stat(path, &st) != 0) continue; /* dangling link or vanished file */
-        if (S_ISREG(st.st_mode)) {
-            rc = push(list, path);
-        } else if (S_ISDIR(st.st_mode) && s->depth < MAX_DEPTH && !on_stack(s, &st)) {
-            s->dev[s->depth] = st.st_dev;
-            s->ino[s->depth++] = st.st_ino;
-            DIR *sub = opendir(path); /* an unreadable subfolder is skipped */
-            if (sub) rc = walk(list, sub, path, s);
-            s->depth--;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) {
+            skip(list, e->d_name, "path too long");
+            continue;
         }
+        /* stat, not lstat: links are followed. A dangling link fails with ENOENT, a loop of
+         * links with ELOOP. Nothing here opens the entry, so a FIFO cannot block the walk. */
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            skip(list, path, strerror(errno));
+        } else if (S_ISREG(st.st_mode)) {
+            rc = push(list, path);
+        } else if (!S_ISDIR(st.st_mode)) {
+            skip(list, path, "not a regular file");
+        } else if (depth + 1 >= MAX_DEPTH) {
+            skip(list, path, "nested too deep");
+        } else if ((rc = seen_add(seen, &st)) == 1) {
+            DIR *sub = opendir(path);
+            if (sub)
+                rc = walk(list, sub, path, seen, depth + 1);
+            else
+                skip(list, path, strerror(errno));
+        } else if (rc == 0) {
+            skip(list, path, "a folder listed already (a link back to it)");
+        }
+        if (rc > 0) rc = 0;
     }
     closedir(d);
     return rc;
@@ -80,13 +137,22 @@ int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "%s: not a folder", dir);
         return -1;
     }
-    walk_stack s = {.dev = {st.st_dev}, .ino = {st.st_ino}, .depth = 1};
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    if (walk(list, d, dir, &s) != 0) {
+    seen_set seen = {0};
+    int rc;
+    if (seen_add(&seen, &st) < 0) {
+        closedir(d);
+        rc = -1;
+    } else {
+        rc = walk(list, d, dir, &seen, 0);
+    }
+    free(seen.dev);
+    free(seen.ino);
+    if (rc != 0) {
         snprintf(err, errlen, "%s: out of memory while listing", dir);
         return -1;
     }
@@ -144,6 +210,35 @@ int sift_fs_read(const char *path, size_t max, uint8_t **data, size_t *size, boo
     *size = got;
     if (truncated) *truncated = (size_t)st.st_size > max;
     return 0;
+}
+
+int sift_fs_check_writable(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        e = errno;
+    if (!e) return 0;
+    snprintf(err, errlen, "%s: %s", dir, e == ENOTDIR ? "not a folder" : strerror(e));
+    errno = e;
+    return -1;
+}
+
+char *sift_fs_folder_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if ((n ? n : 1) >= cap) return NULL;
+    if (n)
+        memcpy(out, path, n);
+    else
+        out[n++] = '.';
+    out[n] = '\0';
+    return out;
 }
 
 int sift_fs_is_dir(const char *path)

@@ -9,11 +9,15 @@
 typedef struct {
     char **paths;
     size_t count, cap;
+    size_t skipped;       /* entries left out, besides hidden ones */
+    char first_skip[512]; /* "PATH: why" for the first of them */
 } sift_pathlist;
 
-/* Appends the regular files under DIR (recursively, links followed, loops, unreadable and
- * hidden entries skipped) to LIST. On error (DIR missing, not a folder, unreadable) writes one line
- * naming DIR and the problem into ERR and returns -1. */
+/* Appends the regular files under DIR (recursively, links followed) to LIST. Hidden entries
+ * are left out silently; so are, counted in LIST->skipped, dangling links, loops of links,
+ * FIFOs, sockets and devices (never opened, so nothing blocks), unreadable subfolders and
+ * folders reached again through a link. On error (DIR missing, not a folder, unreadable)
+ * writes one line naming DIR and the problem into ERR and returns -1. */
 int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen);
 
 void sift_pathlist_free(sift_pathlist *list);
@@ -23,6 +27,17 @@ void sift_pathlist_free(sift_pathlist *list);
  * On error writes one line naming PATH into ERR and returns -1. */
 int sift_fs_read(const char *path, size_t max, uint8_t **data, size_t *size, bool *truncated,
                  char *err, size_t errlen);
+
+/* 0 when this process may create files in the folder DIR. Otherwise writes "DIR: problem"
+ * (strerror, or "not a folder") into ERR and returns -1 with errno set. Checked with the
+ * effective ids, so that root passes where permission bits would stop others, and a
+ * read-only mount stops everyone (EROFS). */
+int sift_fs_check_writable(const char *dir, char *err, size_t errlen);
+
+/* The folder that a file named PATH, or files named with the prefix PATH, go into: PATH up to
+ * its last slash ("a/b" and "a/" give "a/", "/x" gives "/"), or "." without a slash. Returns
+ * OUT, or NULL when it does not fit in CAP. */
+char *sift_fs_folder_of(const char *path, char *out, size_t cap);
 
 /* 1 for a folder, 0 for anything else that exists, -1 when PATH cannot be examined. */
 int sift_fs_is_dir(const char *path);

@@ -362,13 +362,19 @@ static int load_seeds(sift_fuzzer *f)
             return -1;
         }
     }
+    if (paths.skipped)
+        fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
+                paths.skipped, paths.skipped > 1 ? "first: " : "", paths.first_skip);
     f->out_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t read_max = o->max_len ? (size_t)o->max_len : SEED_MAX_READ;
     sift_entry **seeds = calloc(paths.count + 1, sizeof(*seeds));
-    size_t nseeds = 0, largest = 0, failed = 0;
+    size_t nseeds = 0, largest = 0, failed = 0, cut = 0;
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
-        if (!s || sift_fs_read(paths.paths[i], read_max, &s->data, &s->size, NULL, err,
+        bool truncated = false;
+        /* Never more than the inputs may hold: a 100 MB file costs read_max bytes, as in
+         * libFuzzer, which cuts seeds to -max_len (1 MiB when not given). */
+        if (!s || sift_fs_read(paths.paths[i], read_max, &s->data, &s->size, &truncated, err,
                                sizeof err) != 0) {
             fprintf(stderr, "sift: skipping seed %s\n", s ? err : "(out of memory)");
             free(s);
@@ -376,6 +382,7 @@ static int load_seeds(sift_fuzzer *f)
             continue;
         }
         largest = s->size > largest ? s->size : largest;
+        cut += truncated;
         seeds[nseeds++] = s;
     }
     sift_pathlist_free(&paths);
@@ -391,13 +398,14 @@ static int load_seeds(sift_fuzzer *f)
                 "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
                 "bytes\n",
                 f->max_len);
+    qsort(seeds, nseeds, sizeof(*seeds), by_size);
     if (o->ninputs == 0 || nseeds == 0)
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
     else
-        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub%s\n", nseeds,
-                seeds[0] ? seeds[0]->size : 0, largest,
-                failed ? " (some unreadable, skipped)" : "");
-    qsort(seeds, nseeds, sizeof(*seeds), by_size);
+        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub%s", nseeds,
+                seeds[0]->size, largest, failed ? " (some unreadable, skipped)" : "");
+    if (cut) fprintf(stderr, " (%zu longer than %zu bytes, cut to that)", cut, read_max);
+    if (o->ninputs && nseeds) fputc('\n', stderr);
     for (size_t i = 0; i < nseeds; i++) {
         sift_fuzzer_try(f, seeds[i]->data, seeds[i]->size, false, NULL);
         free(seeds[i]->data);
@@ -485,8 +493,12 @@ int sift_fuzzer_run(sift_fuzzer *f)
     bool view = sift_view_wanted(f->opts) && sift_view_start();
     sift_fuzzer_status(f, "INITED", NULL);
     if (view) sift_stats_view(f, false);
-    uint64_t next_pulse = 1, next_stats_ns = 0;
-    while (!out_of_budget(f)) {
+    /* Statistics that cannot be written stop the campaign, as finds that cannot be saved do:
+     * written once here, so that a bad -stats_file shows at once, then every second. */
+    int rc = 0;
+    uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + 1000000000ull;
+    if (f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
+    while (rc == 0 && !out_of_budget(f)) {
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
         if (!e) break;
         e->times_chosen++;
@@ -510,7 +522,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         if ((f->stats.execs & 1023) == 0 && f->opts->stats_file) {
             uint64_t now = sift_now_ns();
             if (now >= next_stats_ns) {
-                sift_stats_write(f, f->opts->stats_file);
+                if (sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
                 next_stats_ns = now + 1000000000ull;
             }
         }
@@ -521,9 +533,9 @@ int sift_fuzzer_run(sift_fuzzer *f)
         if (f->fault.stop_requested) sift_view_detach();
         sift_stats_view(f, true);
     }
-    if (f->opts->stats_file) sift_stats_write(f, f->opts->stats_file);
+    if (rc == 0 && f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
     if (f->opts->print_final_stats) sift_stats_print_final(f);
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,
             (unsigned long long)((sift_now_ns() - f->stats.start_ns) / 1000000000ull));
-    return 0;
+    return rc;
 }

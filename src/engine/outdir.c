@@ -14,11 +14,18 @@
 
 static const char *const subdirs[] = {"queue", "crashes", "hangs"};
 
+/* Creates the folder PATH, or checks that the one there takes new files: a campaign that could
+ * not save its finds stops before it starts. */
 static int make_dir(const char *path)
 {
     if (mkdir(path, 0755) == 0 || errno == EEXIST) {
         struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+        char err[4352];
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (sift_fs_check_writable(path, err, sizeof err) == 0) return 0;
+            fprintf(stderr, "sift: -out: cannot write into %s\n", err);
+            return -1;
+        }
         if (errno == EEXIST) errno = ENOTDIR;
     }
     fprintf(stderr, "sift: -out: cannot create the folder %s: %s\n", path, strerror(errno));

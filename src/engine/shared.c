@@ -91,7 +91,7 @@ void sift_shared_child(pid_t parent, int log_fd)
 
 int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
 {
-    static const char mark[] = "Test unit written to ";
+    static const char mark[] = "Test unit written to ", failed[] = "ERROR: cannot write artifact ";
     off_t end = lseek(log_fd, 0, SEEK_END);
     if (end < 0 || end <= from || cap == 0) return -1;
     if (end - from > ARTIFACT_WINDOW) from = end - ARTIFACT_WINDOW;
@@ -106,7 +106,12 @@ int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
         for (char *p = buf; (p = strstr(p, mark)); p += sizeof mark - 1)
             last = p + sizeof mark - 1;
         size_t n = last ? strcspn(last, "\n") : 0;
-        if (last && n > 0 && n < cap) {
+        char *miss = NULL;
+        for (char *p = buf; (p = strstr(p, failed)); p += sizeof failed - 1)
+            miss = p;
+        if (miss && (!last || miss > last)) {
+            rc = -2;
+        } else if (last && n > 0 && n < cap) {
             memcpy(path, last, n);
             path[n] = '\0';
             rc = 0;

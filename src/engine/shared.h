@@ -54,7 +54,8 @@ int sift_shared_snapshot(const sift_shared *s, sift_snapshot **out);
 void sift_shared_child(pid_t parent, int log_fd);
 
 /* Finds in the log LOG_FD, after offset FROM, the path of the last artifact a worker wrote
- * ("Test unit written to PATH"). Returns 0 with PATH filled, or -1 when there is none. */
+ * ("Test unit written to PATH"). Returns 0 with PATH filled, -1 when there is none, -2 when
+ * the last one could not be written ("ERROR: cannot write artifact ..."). */
 int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap);
 
 void sift_shared_stop(sift_shared *s);

@@ -78,10 +78,7 @@ static void drain(sift_super *s)
             else
                 sift_super_describe_find(s, &e, desc, sizeof desc);
             int taken = sift_campaign_take(&s->camp, &e, desc);
-            if (taken < 0) {
-                s->stopping = true;
-                s->exit_code = 1;
-            }
+            if (taken < 0) sift_super_unsaved(s);
             if (taken <= 0 || sift_super_note_find(s, e.size, synced) != 0) continue;
             nnew++;
         }
@@ -90,8 +87,7 @@ static void drain(sift_super *s)
     }
     if (!nnew) return;
     if (sift_campaign_flush(&s->camp) != 0) {
-        s->stopping = true;
-        s->exit_code = 1;
+        sift_super_unsaved(s);
         s->nfinds = 0;
         return;
     }
@@ -223,7 +219,11 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
     else
         snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
     sift_super_echo_log(s, k);
-    bool have = sift_shared_artifact(s->logs[k], w->log_from, artifact, sizeof artifact) == 0;
+    int found = sift_shared_artifact(s->logs[k], w->log_from, artifact, sizeof artifact);
+    bool have = found == 0;
+    /* The worker's report above says which artifact could not be written, and why: a
+     * campaign that cannot keep what it finds stops. */
+    if (found == -2) sift_super_unsaved(s);
     if (!killed) {
         if (hang) {
             s->hangs++;

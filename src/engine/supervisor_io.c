@@ -50,6 +50,9 @@ static int list_inputs(sift_super *s)
         }
         if (i == 0) first_dir_end = s->paths.count;
     }
+    if (s->paths.skipped)
+        fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
+                s->paths.skipped, s->paths.skipped > 1 ? "first: " : "", s->paths.first_skip);
     size_t n = s->paths.count ? s->paths.count : 1;
     s->items = calloc(n, sizeof(*s->items));
     s->info = calloc(n, sizeof(*s->info));
@@ -275,12 +278,12 @@ void sift_super_status(sift_super *s, const char *what, size_t size)
             extra);
 }
 
-static void write_json(sift_super *s, uint64_t now)
+static int write_json(sift_super *s, uint64_t now)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return;
+    if (!f) return 0;
     double elapsed = (double)(now - s->start_ns) / 1e9;
     fprintf(f,
             "{\"execs\": %llu, \"exec_per_sec\": %llu, \"elapsed_sec\": %.3f, \"cov\": %zu, "
@@ -315,13 +318,15 @@ static void write_json(sift_super *s, uint64_t now)
     }
     fprintf(f, "]}\n");
     fclose(f);
-    if (sift_write_atomic(s->o->stats_file, (const uint8_t *)buf, len) != 0)
+    int rc = sift_write_atomic(s->o->stats_file, (const uint8_t *)buf, len);
+    if (rc != 0)
         fprintf(stderr, "sift: cannot write stats file %s: %s\n", s->o->stats_file,
                 strerror(errno));
     free(buf);
+    return rc;
 }
 
-static void write_afl_stats(sift_super *s, uint64_t now, bool plot)
+static int write_afl_stats(sift_super *s, uint64_t now, bool plot)
 {
     uint64_t execs = sift_super_execs(s), unix_now = (uint64_t)time(NULL);
     double minute = 0;
@@ -359,7 +364,7 @@ static void write_afl_stats(sift_super *s, uint64_t now, bool plot)
         .banner = banner,
         .command_line = s->argv[0],
     };
-    sift_outdir_report(&s->out, &st, plot);
+    return sift_outdir_report(&s->out, &st, plot);
 }
 
 void sift_super_report(sift_super *s, uint64_t now, bool final)
@@ -373,12 +378,20 @@ void sift_super_report(sift_super *s, uint64_t now, bool final)
     if (!final && now < s->next_stats_ns) return;
     s->next_stats_ns = now + SECOND_NS;
     count(s, now);
-    if (s->o->stats_file) write_json(s, now);
-    if (s->has_out) {
+    if (s->unsaved) return; /* its line is out; the campaign is ending */
+    if (s->o->stats_file && write_json(s, now) != 0) sift_super_unsaved(s);
+    if (s->has_out && !s->unsaved) {
         bool plot = final || now >= s->next_plot_ns;
         if (plot) s->next_plot_ns = now + PLOT_EVERY_NS;
-        write_afl_stats(s, now, plot);
+        if (write_afl_stats(s, now, plot) != 0) sift_super_unsaved(s);
     }
+}
+
+void sift_super_unsaved(sift_super *s)
+{
+    s->unsaved = true;
+    s->stopping = true;
+    if (!s->exit_code) s->exit_code = 1;
 }
 
 void sift_super_view(sift_super *s, uint64_t now, bool final)
@@ -460,7 +473,7 @@ static void save_fault(sift_super *s, bool hang, int status, const char *artifac
         snprintf(name, sizeof name, "sig:%02d,time:%llu,execs:%llu%s%s", sig,
                  (unsigned long long)ms, (unsigned long long)sift_super_execs(s), *desc ? "," : "",
                  desc);
-    sift_campaign_fault(&s->camp, hang, data, size, name);
+    if (sift_campaign_fault(&s->camp, hang, data, size, name) < 0) sift_super_unsaved(s);
     free(data);
 }
 

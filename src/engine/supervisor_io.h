@@ -48,6 +48,7 @@ typedef struct {
     sift_sync *sync;
     sift_replay sync_rp;
     bool syncing, replaying, stopping;
+    bool unsaved; /* a file could not be written: the campaign ends, and writes no more */
     int exit_code;
     sift_pathlist paths; /* the saved inputs */
     sift_replay_item *items;
@@ -87,6 +88,9 @@ void sift_super_report(sift_super *s, uint64_t now_ns, bool final);
 
 /* Draws the live view (view.h) of the campaign; FINAL leaves it on the screen for good. */
 void sift_super_view(sift_super *s, uint64_t now_ns, bool final);
+
+/* A file could not be written (its line is printed): the campaign stops, exit code 1. */
+void sift_super_unsaved(sift_super *s);
 
 /* Copies the report of slot K's dead worker from its log to stderr. */
 void sift_super_echo_log(sift_super *s, unsigned k);

@@ -3,12 +3,17 @@
 #define _GNU_SOURCE
 #include "subprocess.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +70,109 @@ int sift_test_sh(sift_test_proc *p, const char *dir, const char *fmt, ...)
     snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
     sift_test_run(p, (const char *[]){"sh", "-c", line, NULL}, NULL);
     return p->status;
+}
+
+/* In the child: becomes J's user, limits file sizes; 0 or -1. */
+static int enter_jail(const sift_test_jail *j)
+{
+    if (j->uid && (setgroups(0, NULL) != 0 || setgid(j->gid) != 0 || setuid(j->uid) != 0))
+        return -1;
+    if (j->fsize) {
+        struct rlimit r = {j->fsize, j->fsize};
+        signal(SIGXFSZ, SIG_IGN); /* an ignored signal stays ignored across exec */
+        if (setrlimit(RLIMIT_FSIZE, &r) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Appends what FD has to BUF (holding *LEN bytes, at most SIFT_TEST_OUT_CAP - 1): 1 when it
+ * read some, 2 when it would wait, 0 at the end. */
+static int pump(int fd, char *buf, size_t *len)
+{
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 2;
+    if (n <= 0) return 0;
+    size_t room = SIFT_TEST_OUT_CAP - 1 - *len, take = (size_t)n < room ? (size_t)n : room;
+    memcpy(buf + *len, chunk, take);
+    *len += take;
+    buf[*len] = '\0';
+    return 1;
+}
+
+int sift_test_sh_jailed(sift_test_proc *p, const sift_test_jail *j, const char *dir,
+                        const char *fmt, ...)
+{
+    char cmd[4096], line[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
+    p->status = -1;
+    p->out[0] = p->err[0] = '\0';
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0) return -1;
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        close(out[0]), close(out[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        dup2(null, 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        if (enter_jail(j) != 0) {
+            dprintf(2, "sift_test_sh_jailed: %s\n", strerror(errno));
+            _exit(126);
+        }
+        execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    /* Until the shell is gone; then what is left in the pipes, without waiting for children
+     * it left behind and that still hold them. */
+    size_t olen = 0, elen = 0;
+    struct pollfd fds[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
+    int status = 0;
+    int done = pid < 0;
+    while (!done) {
+        poll(fds, 2, 50);
+        for (int k = 0; k < 2; k++)
+            if (fds[k].fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP)) &&
+                !pump(fds[k].fd, k ? p->err : p->out, k ? &elen : &olen))
+                fds[k].fd = -1;
+        done = waitpid(pid, &status, WNOHANG) == pid;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (fds[k].fd < 0) continue;
+        fcntl(fds[k].fd, F_SETFL, O_NONBLOCK);
+        while (pump(fds[k].fd, k ? p->err : p->out, k ? &elen : &olen) == 1)
+            ;
+    }
+    close(out[0]);
+    close(err[0]);
+    if (pid > 0) p->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return p->status;
+}
+
+int sift_test_unprivileged(sift_test_jail *j, const char *dir, const char **why)
+{
+    *j = (sift_test_jail){0};
+    if (geteuid() != 0) return 0;
+    *j = (sift_test_jail){.uid = SIFT_TEST_NOBODY, .gid = SIFT_TEST_NOBODY};
+    sift_test_proc *p = malloc(sizeof(*p));
+    int rc = p ? sift_test_sh_jailed(p, j, dir, "true") : -1;
+    free(p);
+    if (rc == 126)
+        *why = "root here cannot become the user 65534 (nobody) (no CAP_SETUID?)";
+    else if (rc != 0)
+        *why = "the user 65534 (nobody) cannot reach the scratch folder (a folder above it is "
+               "closed to others)";
+    return rc == 0 ? 0 : -1;
 }
 
 char *sift_test_tmpdir(void)

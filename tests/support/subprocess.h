@@ -31,6 +31,26 @@ void sift_test_run(sift_test_proc *p, const char *const *argv, const char *const
 int sift_test_sh(sift_test_proc *p, const char *dir, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* What sift_test_sh_jailed changes in the child before its shell starts. */
+typedef struct {
+    unsigned uid, gid;        /* when uid is not 0: the ids to run as (root drops to them) */
+    unsigned long long fsize; /* when not 0: RLIMIT_FSIZE in bytes, SIGXFSZ ignored, so that a
+                                 write past it fails with EFBIG as on a full disk */
+} sift_test_jail;
+
+/* The unprivileged user and group that root's tests run as: 65534, "nobody". */
+#define SIFT_TEST_NOBODY 65534u
+
+/* Like sift_test_sh, in the jail J. The output comes back through pipes, which the size limit
+ * does not cut; the shell's own writes to files are limited like its children's. */
+int sift_test_sh_jailed(sift_test_proc *p, const sift_test_jail *j, const char *dir,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The jail in which permission bits bind: none for a user, SIFT_TEST_NOBODY for root. Returns
+ * 0, or -1 with WHY set when root cannot become nobody or nobody cannot reach DIR (which must
+ * be open to others, folders above it included). */
+int sift_test_unprivileged(sift_test_jail *j, const char *dir, const char **why);
+
 /* A new empty folder under $TMPDIR or /tmp (NULL on failure), and its removal with all it
  * holds. */
 char *sift_test_tmpdir(void);
