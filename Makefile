@@ -88,6 +88,8 @@ $(BUILD)/bin/sift: $(call obj,$(CLI_SRC))
 
 # test_show checks the output folder's parsers and the plot's ticks directly too.
 TEST_LINK_test_show := $(call obj,src/cli/outread.c src/cli/svg.c)
+# test_view runs harnesses under a pseudo-terminal (forkpty).
+TEST_LINK_test_view := -lutil
 
 $(BUILD)/bin/sift-c++: $(BUILD)/bin/sift-cc
 	ln -sf sift-cc $@

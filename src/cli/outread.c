@@ -512,7 +512,7 @@ int sift_out_list(const char *dir, const char *sub, char ***paths, size_t *n, ch
         *n = 0;
         return -1;
     }
-    qsort(*paths, *n, sizeof(**paths), by_name);
+    if (*n) qsort(*paths, *n, sizeof(**paths), by_name);
     return 0;
 }
 

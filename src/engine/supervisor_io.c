@@ -408,6 +408,8 @@ void sift_super_view(sift_super *s, uint64_t now, bool final)
             .starts = sl->starts,
             .finished = sl->finished,
         };
+        uint64_t ms = (sl->alive_before + (sl->pid > 0 ? now - sl->started_ns : 0)) / 1000000ull;
+        workers[k].exec_per_sec_avg = ms ? workers[k].execs * 1000ull / ms : 0;
     }
     count(s, now);
     /* A find drained after NOW was taken is new as of now. */

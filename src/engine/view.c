@@ -109,7 +109,7 @@ __attribute__((format(printf, 2, 3))) static void line(sink *k, const char *fmt,
     k->lines++;
 }
 
-static void worker_line(sink *k, unsigned i, const sift_view_worker *w)
+static void worker_line(sink *k, unsigned i, const sift_view_worker *w, bool done)
 {
     char pid[16], rate[32], state[64], sp[32];
     if (w->pid > 0)
@@ -123,7 +123,8 @@ static void worker_line(sink *k, unsigned i, const sift_view_worker *w)
     if (w->starts > 1)
         snprintf(state + strlen(state), sizeof state - strlen(state), ", restarted %ux",
                  w->starts - 1);
-    line(k, "  %-3u pid %-8s exec/s %-9s %s", i, pid, count(w->exec_per_sec, rate), state);
+    line(k, "  %-3u pid %-8s exec/s %-9s %s", i, pid,
+         count(done ? w->exec_per_sec_avg : w->exec_per_sec, rate), state);
 }
 
 unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned max_lines, char *out,
@@ -166,7 +167,7 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
     unsigned room = limit - k.lines, shown = st->nworkers;
     if (shown > room) shown = room ? room - 1 : 0;
     for (unsigned i = 0; i < shown; i++)
-        worker_line(&k, i, &st->workers[i]);
+        worker_line(&k, i, &st->workers[i], st->done);
     if (shown < st->nworkers && k.lines < limit)
         line(&k, "  ... %u more workers", st->nworkers - shown);
     return k.lines;

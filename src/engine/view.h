@@ -13,10 +13,11 @@
 
 /* One worker slot of a -workers campaign. */
 typedef struct {
-    int pid;         /* of the worker running in the slot; 0 while none runs */
-    uint64_t execs;  /* of the slot, its earlier workers' included */
-    unsigned starts; /* workers started in the slot: more than 1 means restarted */
-    bool finished;   /* its worker ran out of budget and exited */
+    int pid;                   /* of the worker running in the slot; 0 while none runs */
+    uint64_t execs;            /* of the slot, its earlier workers' included */
+    unsigned starts;           /* workers started in the slot: more than 1 means restarted */
+    bool finished;             /* its worker ran out of budget and exited */
+    uint64_t exec_per_sec_avg; /* over the time its workers ran: the final view's figure */
     /* Filled by sift_view_update from the slot's history: */
     uint64_t exec_per_sec; /* since the last update */
     uint64_t stalled_ns;   /* how long its executions have not moved (0: they move) */
