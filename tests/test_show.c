@@ -175,6 +175,10 @@ static void output_path_stdout_and_no_plot(void **state)
     assert_int_equal(sh(SIFT " show --no-plot o && test ! -e o/coverage.svg"), 0);
     assert_non_null(strstr(proc.out, "execs       "));
     assert_null(strstr(proc.out, "plot "));
+    /* A trailing slash does not double in the paths. */
+    assert_int_equal(sh(SIFT " show --no-plot o//"), 0);
+    assert_non_null(strstr(proc.out, "\n            o/crashes/id:000000,"));
+    assert_null(strstr(proc.out, "o//"));
     /* "." names the folder by its own name in the plot's title. */
     assert_int_equal(sh("cd o && " SIFT " show . && grep -q 'Edge coverage over time: /.*/o<' "
                         "coverage.svg && rm coverage.svg"),

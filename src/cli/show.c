@@ -164,7 +164,9 @@ static void summary(FILE *out, const char *dir, const sift_out_stats *st, const 
 }
 
 typedef struct {
-    const char *dir, *output;
+    const char *arg; /* the folder as given */
+    char *dir;       /* without trailing slashes */
+    const char *output;
     bool no_plot;
 } show_args;
 
@@ -193,17 +195,18 @@ static int parse_args(int argc, char **argv, show_args *a)
         } else if (options && arg[0] == '-' && arg[1]) {
             fprintf(stderr, "sift show: unknown option %s (see sift show --help)\n", arg);
             return 2;
-        } else if (a->dir) {
-            fprintf(stderr, "sift show: one folder at a time (%s and %s given)\n", a->dir, arg);
+        } else if (a->arg) {
+            fprintf(stderr, "sift show: one folder at a time (%s and %s given)\n", a->arg, arg);
             return 2;
         } else {
-            a->dir = arg;
+            a->arg = arg;
         }
     }
-    if (!a->dir) {
+    if (!a->arg) {
         fprintf(stderr, "sift show: which folder? (sift show [-o FILE] DIR)\n");
         return 2;
     }
+
     if (a->output && !*a->output) {
         fprintf(stderr, "sift show: -o needs a file name\n");
         return 2;
@@ -216,6 +219,14 @@ int sift_show_main(int argc, char **argv)
     show_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    /* "out/" names its files out/..., not out//... */
+    size_t len = strlen(a.arg);
+    while (len > 1 && a.arg[len - 1] == '/')
+        len--;
+    if (!(a.dir = strndup(a.arg, len))) {
+        fprintf(stderr, "sift show: out of memory\n");
+        return 1;
+    }
     char err[8192], *plot_path = NULL;
     sift_out_stats st;
     sift_out_plot pl = {0};
@@ -274,5 +285,6 @@ out:
     sift_out_plot_free(&pl);
     sift_out_list_free(crashes, ncrashes);
     sift_out_list_free(hangs, nhangs);
+    free(a.dir);
     return rc;
 }
