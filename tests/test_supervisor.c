@@ -435,12 +435,26 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
     one_line("stats", "sift: cannot write stats file st/s.json: File too large");
     assert_int_equal(sh("ls -A st | wc -l"), 0);
     assert_string_equal(proc.out, "0\n");
-    j.fsize = 1024;
+    j.fsize = 512; /* fuzzer_stats holds more from the start */
     rc = sh_jailed(&j, "rm -rf o && ./w -workers=2 -max_len=64 -max_total_time=60 -out=o");
     assert_int_equal(rc, 1);
     one_line("fuzzer_stats", "sift: -out: cannot write o/fuzzer_stats: File too large");
     assert_int_equal(sh("ls -A o | grep -c tmp"), 1);
     assert_string_equal(proc.out, "0\n");
+}
+
+/* A 100 MB input (sparse) in a corpus folder costs 1 MiB, as in one process (and libFuzzer). */
+static void huge_inputs_cost_at_most_max_len(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c h && mkdir c h && truncate -s 100M h/big && printf x > h/small && "
+                "./w -workers=2 -runs=20000 -max_total_time=60 c h");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "not generate inputs larger than 1048576 bytes"));
+    assert_non_null(strstr(proc.err, "INFO: replayed 2 inputs: 2 kept"));
+    assert_non_null(strstr(proc.err, "Done "));
+    assert_int_equal(sh("stat -c %%s h/big"), 0);
+    assert_string_equal(proc.out, "104857600\n");
 }
 
 /* A worker's crash whose artifact cannot be written (here a name too long for the file
@@ -476,6 +490,7 @@ int main(void)
         cmocka_unit_test(unwritable_folders_stop_the_campaign_before_it_starts),
         cmocka_unit_test(full_disk_stops_the_campaign_and_leaves_no_partial_file),
         cmocka_unit_test(unsaved_crash_ends_the_campaign),
+        cmocka_unit_test(huge_inputs_cost_at_most_max_len),
     };
     return cmocka_run_group_tests(tests, build, cleanup);
 }
