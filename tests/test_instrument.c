@@ -159,6 +159,29 @@ static void c_at_every_level(void **state)
     }
 }
 
+/* While fuzzing the code computes its features itself, the hooks only for a trace: the
+ * fixture compares the VALUES counters and dirty bytes both set for calls of every slot type
+ * with the values at the edges of the buckets, at every optimisation level. */
+static void inline_features_match_hooks(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        if (sh("%s -fsift-values %s -g %s -I%s/src -I%s/include %s/values_inline.c -o inline",
+               SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
+            fail_msg("building values_inline.c %s failed (%d): %s", levels[i], proc.status,
+                     proc.err);
+        if (sh("./inline") != 0)
+            fail_msg("values_inline.c %s (%d): %s%s", levels[i], proc.status, proc.out, proc.err);
+        /* 14 functions, each with 208 values; the features of different values differ. */
+        unsigned long calls = 0, features = 0;
+        assert_int_equal(sscanf(proc.out, "compared %lu calls, %lu features", &calls, &features),
+                         2);
+        assert_int_equal(calls, 14 * 208);
+        assert_true(features > calls);
+    }
+}
+
 /* Without -g, names come from symbols and positions. */
 static void names_without_debug_info(void **state)
 {
@@ -296,6 +319,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(c_at_every_level),
+        cmocka_unit_test(inline_features_match_hooks),
         cmocka_unit_test(names_without_debug_info),
         cmocka_unit_test(cxx),
         cmocka_unit_test(struct_limit),

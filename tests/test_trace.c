@@ -54,7 +54,7 @@ static const sift_values_fn table[] = {
     {0x30, "done", "p.c", 30, 0, 0, NULL},
 };
 
-static const unsigned *mode;
+static sift_values_module module;
 
 #define BASE 0x10000ull
 
@@ -93,7 +93,7 @@ static char *render(sift_trace_format format)
 static void text_lines(void **state)
 {
     (void)state;
-    __sift_values_register(SIFT_VALUES_ABI, table, 3, &mode);
+    __sift_values_register(SIFT_VALUES_ABI, table, 3, &module);
     char *out = render(SIFT_TRACE_TEXT);
     assert_string_equal(out,
                         "#0 LLVMFuzzerTestOneInput(data=input+0, size=100)  h.c:7\n"

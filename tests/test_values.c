@@ -94,8 +94,8 @@ static const sift_values_fn table[] = {
     {0x2222, "tick", "conn.c", 9, 0, 0, NULL},
 };
 
-/* Where registration points the module at the runtime's mode word. */
-static const unsigned *mode;
+/* What registration fills in: the runtime's mode word, the VALUES counters and dirty bytes. */
+static sift_values_module module;
 
 #define CONN (&table[0])
 #define TICK (&table[1])
@@ -103,7 +103,7 @@ static const unsigned *mode;
 static int setup(void **state)
 {
     (void)state;
-    __sift_values_register(SIFT_VALUES_ABI, table, 2, &mode);
+    __sift_values_register(SIFT_VALUES_ABI, table, 2, &module);
     return sift_rt() ? 0 : -1;
 }
 
@@ -129,8 +129,8 @@ static bool hit(unsigned slot, unsigned bucket)
 static void call_conn(struct conn *c, uint64_t len, int32_t ret)
 {
     uint64_t args[] = {(uint64_t)(uintptr_t)c, len};
-    __sift_values_enter(mode, CONN, args);
-    __sift_values_return(mode, CONN, (uint32_t)ret);
+    __sift_values_enter(module.mode, CONN, args);
+    __sift_values_return(module.mode, CONN, (uint32_t)ret);
 }
 
 static void features_of_a_call(void **state)
@@ -206,6 +206,13 @@ static void unreadable_fields_are_skipped(void **state)
     assert_true(hit(4, 16 + 1));
     assert_true(hit(5, 16 + 9));
     assert_int_equal(hits(), 6);
+    /* The check that inline code makes before it loads fields, on the same spans. */
+    uintptr_t at = (uintptr_t)inside, end = (uintptr_t)(inside + 1);
+    assert_int_equal(__sift_values_readable(module.mode, at, end), 1);
+    assert_int_equal(__sift_values_readable(module.mode, (uintptr_t)edge, (uintptr_t)(edge + 1)),
+                     0);
+    assert_int_equal(__sift_values_readable(module.mode, 16, 24), 0);
+    assert_int_equal(__sift_values_readable(module.mode, 0xdead0000, 0xdead0008), 0);
     sift_values_set_mode(rt, 0);
     munmap(mem, 2 * (size_t)page);
 }
@@ -230,8 +237,8 @@ static void records_in_trace_mode(void **state)
     sift_values_set_mode(rt, SIFT_VALUES_RECORD);
     struct conn c = {.state = -7, .port = 1, .tag = 0, .total = 2};
     call_conn(&c, 42, 9);
-    __sift_values_enter(mode, TICK, NULL);
-    __sift_values_return(mode, TICK, 0);
+    __sift_values_enter(module.mode, TICK, NULL);
+    __sift_values_return(module.mode, TICK, 0);
     sift_values_set_mode(rt, 0);
     call_conn(&c, 42, 9); /* off: not recorded */
     sift_ring_drain(collect, &s, 1000000);
@@ -266,15 +273,20 @@ static void registry(void **state)
 {
     (void)state;
     sift_rt_state *rt = sift_rt();
-    assert_ptr_equal(mode, &rt->values_mode);
+    assert_ptr_equal(module.mode, &rt->values_mode);
+    assert_ptr_equal(module.counters, rt->values.counters);
+    assert_ptr_equal(module.dirty, rt->values.dirty);
     assert_ptr_equal(sift_values_lookup(rt, 0x1111), CONN);
     assert_ptr_equal(sift_values_lookup(rt, 0x2222), TICK);
     assert_null(sift_values_lookup(rt, 0x3333));
     size_t n = sift_values_count(rt);
     /* A table registered twice counts once; one of another layout is left out. */
-    __sift_values_register(SIFT_VALUES_ABI, table, 2, &mode);
+    __sift_values_register(SIFT_VALUES_ABI, table, 2, &module);
     static const sift_values_fn other[] = {{0x3333, "other", "x.c", 1, 0, 0, NULL}};
-    __sift_values_register(SIFT_VALUES_ABI + 1, other, 1, &mode);
+    sift_values_module untouched = {0};
+    __sift_values_register(SIFT_VALUES_ABI + 1, other, 1, &untouched);
+    assert_null(untouched.mode);
+    assert_null(untouched.counters);
     assert_int_equal(sift_values_count(rt), n);
     assert_null(sift_values_lookup(rt, 0x3333));
 }

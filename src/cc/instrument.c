@@ -1,9 +1,11 @@
 /* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks, and the dirty bytes of
  * the edge counters' function index (instrument_fn_dirty.c), to a bitcode module that clang
- * has optimised (and instrumented for coverage and sanitizers) already. Every function
- * it plans calls __sift_values_enter at entry with its argument values in a stack array, and
- * __sift_values_return before each return; a table of the module's functions, registered by a
- * constructor, names what they pass. See docs/values.md. */
+ * has optimised (and instrumented for coverage and sanitizers) already. While fuzzing, every
+ * function it plans computes its values' features itself (instrument_inline.c), with a call
+ * only to ask whether fields are readable; for a trace, each calls __sift_values_enter
+ * at entry with its argument values in a stack array, and __sift_values_return before each
+ * return. A table of the module's functions, registered by a constructor, names what they
+ * pass. See docs/values.md. */
 #include "cc/instrument.h"
 
 #include <llvm-c/Analysis.h>
@@ -20,9 +22,10 @@
 typedef struct {
     sift_instr_module m;
     LLVMBuilderRef b;
-    LLVMTypeRef i8, i16, i32, i64, ptr, slot_type, fn_type, enter_type, return_type;
-    LLVMValueRef enter, ret;
-    LLVMValueRef mode; /* the module's pointer to the runtime's mode word */
+    LLVMTypeRef i8, i16, i32, i64, ptr, slot_type, fn_type, enter_type, return_type, readable_type;
+    LLVMValueRef enter, ret, readable;
+    LLVMTypeRef module_type;
+    LLVMValueRef module; /* the module's sift_values_module */
     unsigned dbg_kind;
 } instr;
 
@@ -75,16 +78,23 @@ static void set_up(instr *s)
     s->return_type = LLVMFunctionType(LLVMVoidTypeInContext(c), return_params, 3, 0);
     s->enter = declare_hook(s, SIFT_VALUES_ENTER_HOOK, s->enter_type);
     s->ret = declare_hook(s, SIFT_VALUES_RETURN_HOOK, s->return_type);
+    LLVMTypeRef readable_params[] = {mode_ptr, s->i64, s->i64};
+    s->readable_type = LLVMFunctionType(s->i32, readable_params, 3, 0);
+    s->readable = declare_hook(s, SIFT_VALUES_READABLE_HOOK, s->readable_type);
     s->dbg_kind = LLVMGetMDKindIDInContext(c, "dbg", 3);
-    /* The hooks are called only while the runtime's mode word says they do something. Until
-     * registration points the module at that word, it points at a zero of its own. */
+    /* The code computes features or calls hooks only while the runtime's mode word says so.
+     * Until registration points the module at that word, it points at a zero of its own. */
     LLVMValueRef off = LLVMAddGlobal(s->m.mod, s->i32, "sift.values.off");
     LLVMSetInitializer(off, int_constant(s->i32, 0));
     LLVMSetGlobalConstant(off, 1);
     LLVMSetLinkage(off, LLVMPrivateLinkage);
-    s->mode = LLVMAddGlobal(s->m.mod, LLVMPointerType(s->i32, 0), "sift.values.mode");
-    LLVMSetInitializer(s->mode, off);
-    LLVMSetLinkage(s->mode, LLVMPrivateLinkage);
+    s->module_type = LLVMStructCreateNamed(c, "sift.values.module");
+    LLVMTypeRef module_fields[] = {LLVMPointerType(s->i32, 0), s->ptr, s->ptr};
+    LLVMStructSetBody(s->module_type, module_fields, 3, 0);
+    LLVMValueRef module_init[] = {off, LLVMConstNull(s->ptr), LLVMConstNull(s->ptr)};
+    s->module = LLVMAddGlobal(s->m.mod, s->module_type, "sift.values.module");
+    LLVMSetInitializer(s->module, LLVMConstNamedStruct(s->module_type, module_init, 3));
+    LLVMSetLinkage(s->module, LLVMPrivateLinkage);
 }
 
 /* A private constant C string, as an i8*. */
@@ -177,61 +187,70 @@ static void move_here(instr *s, LLVMValueRef inst)
     LLVMInstructionSetDebugLoc(inst, at);
 }
 
-/* Ends the block the builder is in with a branch to a new block, where the builder is left,
- * taken when the mode word has a bit of ALWAYS, or SIFT_VALUES_FEATURES and WHEN_FEATURES holds
- * (NULL: never); the other way goes to NEXT. *WORD receives the address of the mode word, which
- * the hooks take. Returns the new block. */
-static LLVMBasicBlockRef branch_to_hook(instr *s, LLVMValueRef fn, unsigned always,
-                                        LLVMValueRef when_features, LLVMBasicBlockRef next,
-                                        LLVMValueRef *word)
+/* The mode word, loaded at the builder's position; *WORD receives its address, which the hooks
+ * take. */
+static LLVMValueRef load_mode(instr *s, LLVMValueRef *word)
 {
-    *word = LLVMBuildLoad2(s->b, LLVMPointerType(s->i32, 0), s->mode, "");
+    LLVMValueRef at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 0, "");
+    *word = LLVMBuildLoad2(s->b, LLVMPointerType(s->i32, 0), at, "");
     LLVMValueRef mode = LLVMBuildLoad2(s->b, s->i32, *word, "");
     LLVMSetOrdering(mode, LLVMAtomicOrderingMonotonic);
     LLVMSetAlignment(mode, 4);
-    LLVMValueRef zero = int_constant(s->i32, 0);
-    LLVMValueRef on = LLVMBuildICmp(
-        s->b, LLVMIntNE, LLVMBuildAnd(s->b, mode, int_constant(s->i32, always), ""), zero, "");
-    if (when_features) {
-        LLVMValueRef features = LLVMBuildICmp(
-            s->b, LLVMIntNE,
-            LLVMBuildAnd(s->b, mode, int_constant(s->i32, SIFT_VALUES_FEATURES), ""), zero, "");
-        on = LLVMBuildOr(s->b, on, LLVMBuildAnd(s->b, features, when_features, ""), "");
-    }
-    LLVMBasicBlockRef hook = LLVMAppendBasicBlockInContext(s->m.ctx, fn, "sift.values.hook");
+    return mode;
+}
+
+/* A new block after the one the builder is in. */
+static LLVMBasicBlockRef block_after(instr *s, LLVMValueRef fn, const char *name)
+{
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(s->m.ctx, fn, name);
+    LLVMMoveBasicBlockAfter(bb, LLVMGetInsertBlock(s->b));
+    return bb;
+}
+
+/* While fuzzing, the mode word is exactly SIFT_VALUES_FEATURES: ends the block the builder is
+ * in with a branch on that to a new block, where the builder is left and *F is set up for
+ * the features of P's slots. Returns the block the other way goes to, for the test of the
+ * hook. */
+static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LLVMValueRef word,
+                                            LLVMValueRef mode, sift_instr_features *f)
+{
+    LLVMValueRef fuzzing =
+        LLVMBuildICmp(s->b, LLVMIntEQ, mode, int_constant(s->i32, SIFT_VALUES_FEATURES), "");
+    LLVMBasicBlockRef features = block_after(s, p->fn, "sift.values.features");
+    LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(s->m.ctx, p->fn, "sift.values.other");
+    LLVMMoveBasicBlockAfter(other, features);
+    LLVMBuildCondBr(s->b, fuzzing, features, other);
+    LLVMPositionBuilderAtEnd(s->b, features);
+    *f = (sift_instr_features){.b = s->b,
+                               .fn = p->fn,
+                               .id = p->id,
+                               .word = word,
+                               .readable = s->readable,
+                               .readable_type = s->readable_type};
+    LLVMValueRef at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 1, "");
+    f->counters = LLVMBuildLoad2(s->b, s->ptr, at, "");
+    at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 2, "");
+    f->dirty = LLVMBuildLoad2(s->b, s->ptr, at, "");
+    return other;
+}
+
+/* Ends the block the builder is in with a branch to a new block, where the builder is left,
+ * taken when MODE has a bit of BITS; the other way goes to NEXT. */
+static void branch_to_hook(instr *s, LLVMValueRef fn, LLVMValueRef mode, unsigned bits,
+                           LLVMBasicBlockRef next)
+{
+    LLVMValueRef on =
+        LLVMBuildICmp(s->b, LLVMIntNE, LLVMBuildAnd(s->b, mode, int_constant(s->i32, bits), ""),
+                      int_constant(s->i32, 0), "");
+    LLVMBasicBlockRef hook = block_after(s, fn, "sift.values.hook");
     LLVMBuildCondBr(s->b, on, hook, next);
     LLVMPositionBuilderAtEnd(s->b, hook);
-    return hook;
-}
-
-/* Whether FN has slots whose values are features whatever they are: an argument other than a
- * pointer, or a field. Otherwise only a null pointer argument is one. */
-static bool has_values(const sift_instr_fn *p)
-{
-    for (unsigned i = 0; i < p->nslots; i++)
-        if (p->slots[i].kind == SIFT_VALUES_FIELD ||
-            (p->slots[i].kind == SIFT_VALUES_ARG && !(p->slots[i].type & SIFT_VALUES_POINTER)))
-            return true;
-    return false;
-}
-
-/* Whether one of FN's pointer arguments is null; NULL when it has none. */
-static LLVMValueRef any_null(instr *s, const sift_instr_fn *p)
-{
-    LLVMValueRef any = NULL;
-    for (unsigned i = 0; i < p->nargs; i++) {
-        if (!(p->slots[i].type & SIFT_VALUES_POINTER)) continue;
-        LLVMValueRef null = LLVMBuildIsNull(s->b, p->args[i], "");
-        any = any ? LLVMBuildOr(s->b, any, null, "") : null;
-    }
-    return any;
 }
 
 /* A new entry block takes the old one's static allocas (which must stay in the entry block to
  * stay static), the argument array, and the test of the mode word; the old entry block follows
- * the hook's call, so the blocks after it keep their predecessor and their phis. A function
- * whose only values are pointers calls the hook while fuzzing only when one of them is null:
- * nothing else would come of the call. */
+ * the features or the hook's call, so the blocks after it keep their predecessor and their
+ * phis. While fuzzing, the function computes its arguments' and fields' features itself. */
 static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 {
     LLVMBasicBlockRef old = LLVMGetEntryBasicBlock(p->fn);
@@ -245,11 +264,17 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     locate(s, p->sp, p->line, NULL);
     LLVMTypeRef array_type = LLVMArrayType(s->i64, p->nargs ? p->nargs : 1);
     LLVMValueRef array = LLVMBuildAlloca(s->b, array_type, "sift.values.args"), word;
-    bool values = has_values(p);
-    LLVMBasicBlockRef hook =
-        branch_to_hook(s, p->fn, SIFT_VALUES_RECORD | (values ? SIFT_VALUES_FEATURES : 0),
-                       values ? NULL : any_null(s, p), old, &word);
-    LLVMMoveBasicBlockAfter(hook, entry);
+    LLVMValueRef mode = load_mode(s, &word);
+    if (p->nargs) {
+        sift_instr_features f;
+        LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
+        for (unsigned i = 0; i < p->nargs; i++)
+            sift_instr_feature(&f, i, p->slots[i].type, p->args[i]);
+        sift_instr_fields(&f, p);
+        LLVMBuildBr(s->b, old);
+        LLVMPositionBuilderAtEnd(s->b, other);
+    }
+    branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (p->nargs ? SIFT_VALUES_FEATURES : 0), old);
     for (unsigned i = 0; i < p->nargs; i++) {
         LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
         LLVMValueRef at = LLVMBuildInBoundsGEP2(s->b, array_type, array, index, 2, "");
@@ -275,12 +300,12 @@ static bool after_musttail(LLVMValueRef ret)
     return must;
 }
 
-/* Each return moves into a block of its own, after a test of the mode word: a return without
- * a value calls its hook only for a trace, as features have nothing to take from it. */
+/* Each return moves into a block of its own, after a test of the mode word: while fuzzing, the
+ * returned value's feature is computed inline; a return without a value calls its hook only
+ * for a trace, as features have nothing to take from it. */
 static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 {
     bool has_slot = p->nslots && p->slots[p->nslots - 1].kind == SIFT_VALUES_RETURN;
-    unsigned always = SIFT_VALUES_RECORD | (has_slot ? SIFT_VALUES_FEATURES : 0);
     size_t n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         n++;
@@ -300,8 +325,17 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
         move_here(s, ret);
         LLVMPositionBuilderAtEnd(s->b, bb);
         locate(s, p->sp, p->line, LLVMInstructionGetDebugLoc(ret));
-        LLVMValueRef word;
-        branch_to_hook(s, p->fn, always, NULL, done, &word);
+        LLVMValueRef word, mode = load_mode(s, &word);
+        if (has_slot) {
+            sift_instr_features f;
+            LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
+            sift_instr_feature(&f, p->nslots - 1, p->slots[p->nslots - 1].type,
+                               LLVMGetOperand(ret, 0));
+            LLVMBuildBr(s->b, done);
+            LLVMPositionBuilderAtEnd(s->b, other);
+        }
+        branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (has_slot ? SIFT_VALUES_FEATURES : 0),
+                       done);
         LLVMValueRef value = has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : int_constant(s->i64, 0);
         LLVMValueRef args[] = {word, desc, value};
         LLVMBuildCall2(s->b, s->return_type, s->ret, args, 3, "");
@@ -319,13 +353,13 @@ static void register_table(instr *s, LLVMValueRef table, size_t n)
     LLVMPositionBuilderAtEnd(s->b, LLVMAppendBasicBlockInContext(s->m.ctx, ctor, ""));
     LLVMSetCurrentDebugLocation2(s->b, NULL);
     LLVMTypeRef reg_params[] = {s->i32, LLVMPointerType(s->fn_type, 0), s->i64,
-                                LLVMPointerType(LLVMPointerType(s->i32, 0), 0)};
+                                LLVMPointerType(s->module_type, 0)};
     LLVMTypeRef reg_type = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), reg_params, 4, 0);
     LLVMValueRef reg = declare_hook(s, SIFT_VALUES_REGISTER_HOOK, reg_type);
     LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
     LLVMValueRef args[] = {int_constant(s->i32, SIFT_VALUES_ABI),
                            LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, first, 2),
-                           int_constant(s->i64, n), s->mode};
+                           int_constant(s->i64, n), s->module};
     LLVMBuildCall2(s->b, reg_type, reg, args, 4, "");
     LLVMBuildRetVoid(s->b);
     sift_instr_add_ctor(s->m.mod, ctor, CTOR_PRIORITY, NULL);

@@ -1,6 +1,7 @@
 /* sift-instrument: adds function-boundary value hooks to an LLVM bitcode module. The parts
  * share this plan of one function, built by instrument_plan.c from the IR and its debug
- * information (instrument_debug.c), and turned into code and tables by instrument.c. */
+ * information (instrument_debug.c), and turned into code and tables by instrument.c, with the
+ * features computed inline by instrument_inline.c. */
 #ifndef SIFT_INSTRUMENT_H
 #define SIFT_INSTRUMENT_H
 
@@ -55,6 +56,33 @@ bool sift_instr_wanted(LLVMValueRef fn);
 bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn *out);
 
 void sift_instr_plan_free(sift_instr_fn *plan);
+
+/* Where the features that instrumented code computes itself while fuzzing go
+ * (instrument_inline.c): the VALUES counters and dirty bytes, as loaded from the module's
+ * sift_values_module, for slots of the function FN with id ID; and how it asks whether
+ * fields are readable. */
+typedef struct {
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    LLVMValueRef counters, dirty; /* i8* */
+    uint64_t id;
+    LLVMValueRef word;     /* the address of the mode word */
+    LLVMValueRef readable; /* __sift_values_readable */
+    LLVMTypeRef readable_type;
+} sift_instr_features;
+
+/* Emits at the builder's position what the hooks do with VALUE, the IR value of slot SLOT of
+ * type TYPE, while fuzzing: it marks the counter of the value's bucket and its dirty byte,
+ * exactly as sift_values_bucket and sift_values_feature would. A pointer counts only when
+ * null: the marking then goes in a block of its own, and the builder is left in the block
+ * after it. */
+void sift_instr_feature(const sift_instr_features *f, unsigned slot, uint8_t type,
+                        LLVMValueRef value);
+
+/* Emits at the builder's position the features of P's fields, as __sift_values_enter takes
+ * them: the fields of one argument are loaded, in blocks of their own, when
+ * __sift_values_readable finds the span from the first to the end of the last readable. */
+void sift_instr_fields(const sift_instr_features *f, const sift_instr_fn *p);
 
 /* Debug information, all optional: every function returns NULL (or false) where the module
  * has none for what is asked. Strings are allocated. */

@@ -10,19 +10,11 @@
 
 #include <stdio.h>
 
-#define VALUES_MASK ((size_t)SIFT_RT_VALUES_COUNTERS - 1)
-#define VALUES_BITS __builtin_ctz(SIFT_RT_VALUES_COUNTERS)
-_Static_assert((SIFT_RT_VALUES_COUNTERS & VALUES_MASK) == 0,
-               "VALUES domain size must be a power of two");
-
-/* Values from -SMALL to SMALL are their own buckets: enough for the states, kinds, flags and
- * short lengths that steer a program, and few enough that a slot cannot add more than
- * 2 * SMALL + 1 exact features. */
-#define SMALL          16
-#define LOG_FIRST      4 /* floor(log2(SMALL + 1)) */
-#define POSITIVE_FIRST (2 * SMALL + 1)
-#define NEGATIVE_FIRST (POSITIVE_FIRST + 64 - LOG_FIRST)
-#define NULL_BUCKET    (NEGATIVE_FIRST + 64 - LOG_FIRST)
+/* Instrumented code computes features with the ABI's constants: the domain must match them. */
+_Static_assert(SIFT_RT_VALUES_COUNTERS == 1u << SIFT_VALUES_FEATURE_BITS,
+               "the VALUES domain has 1 << SIFT_VALUES_FEATURE_BITS counters");
+_Static_assert(SIFT_DIRTY_SHIFT == SIFT_VALUES_DIRTY_SHIFT,
+               "instrumented code marks the covmap's dirty bytes");
 
 #define INLINE SIFT_RT_NOINSTR static inline __attribute__((always_inline))
 
@@ -38,13 +30,14 @@ INLINE int64_t signed_value(uint64_t value, uint8_t type)
 
 INLINE unsigned bucket_of(uint64_t value, uint8_t type)
 {
-    if (type & SIFT_VALUES_POINTER) return NULL_BUCKET + (value != 0);
+    if (type & SIFT_VALUES_POINTER) return SIFT_VALUES_NULL_BUCKET + (value != 0);
     int64_t v = signed_value(value, type);
     bool negative = type & SIFT_VALUES_SIGNED && v < 0;
     uint64_t magnitude = negative ? -(uint64_t)v : (uint64_t)v;
-    if (magnitude <= SMALL) return (unsigned)(negative ? SMALL - magnitude : SMALL + magnitude);
-    unsigned log = (unsigned)(63 - __builtin_clzll(magnitude)) - LOG_FIRST;
-    return (negative ? NEGATIVE_FIRST : POSITIVE_FIRST) + log;
+    if (magnitude <= SIFT_VALUES_SMALL)
+        return (unsigned)(negative ? SIFT_VALUES_SMALL - magnitude : SIFT_VALUES_SMALL + magnitude);
+    unsigned log = (unsigned)(63 - __builtin_clzll(magnitude)) - SIFT_VALUES_LOG_FIRST;
+    return (negative ? SIFT_VALUES_NEGATIVE_FIRST : SIFT_VALUES_POSITIVE_FIRST) + log;
 }
 
 /* Fibonacci hashing of the function's id with the slot and bucket folded into its low bits:
@@ -53,7 +46,7 @@ INLINE unsigned bucket_of(uint64_t value, uint8_t type)
 INLINE size_t feature_of(uint64_t fn, unsigned slot, unsigned bucket)
 {
     uint64_t key = fn ^ ((uint64_t)slot << 8 | bucket);
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - VALUES_BITS));
+    return (size_t)((key * SIFT_VALUES_HASH) >> (64 - SIFT_VALUES_FEATURE_BITS));
 }
 
 SIFT_RT_NOINSTR int64_t sift_values_signed(uint64_t value, uint8_t type)
@@ -161,9 +154,14 @@ SIFT_RT_NOINSTR void __sift_values_return(const unsigned *mode, const sift_value
         sift_ring_push(k.ring, fn->id, SIFT_RING_NO_SLOT, SIFT_RING_RETURN, 0);
 }
 
+SIFT_RT_NOINSTR int __sift_values_readable(const unsigned *mode, uintptr_t lo, uintptr_t hi)
+{
+    return sift_peek_span(state_of(mode), lo, hi);
+}
+
 /* Constructors run one at a time, so registration takes no lock. */
 SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n,
-                                            const unsigned **mode)
+                                            sift_values_module *module)
 {
     sift_rt_state *rt = sift_rt();
     if (!rt || n == 0) return;
@@ -174,7 +172,9 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
                 abi, SIFT_VALUES_ABI);
         return;
     }
-    *mode = &rt->values_mode;
+    module->counters = rt->values.counters;
+    module->dirty = rt->values.dirty;
+    module->mode = &rt->values_mode;
     for (size_t i = 0; i < rt->nvalues_tables; i++)
         if (rt->values_tables[i].fns == fns) return;
     if (rt->nvalues_tables == SIFT_RT_MAX_MODULES) {

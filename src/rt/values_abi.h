@@ -9,12 +9,13 @@
 #include <stdint.h>
 
 /* Passed to the registration hook; a module built for another layout is ignored. */
-#define SIFT_VALUES_ABI 2
+#define SIFT_VALUES_ABI 3
 
 /* The hooks' names, as the instrumenter declares them. */
 #define SIFT_VALUES_ENTER_HOOK    "__sift_values_enter"
 #define SIFT_VALUES_RETURN_HOOK   "__sift_values_return"
 #define SIFT_VALUES_REGISTER_HOOK "__sift_values_register"
+#define SIFT_VALUES_READABLE_HOOK "__sift_values_readable"
 
 typedef enum {
     SIFT_VALUES_ARG = 0,    /* an argument, recorded at entry */
@@ -30,6 +31,21 @@ typedef enum {
 #define SIFT_VALUES_WIDTH   0x0f
 #define SIFT_VALUES_SIGNED  0x10 /* sign-extend from the width */
 #define SIFT_VALUES_POINTER 0x20 /* an address: only null or not counts */
+
+/* Buckets and features (values.h: sift_values_bucket, sift_values_feature). While fuzzing,
+ * instrumented code computes its features itself from these, so that the same value of the
+ * same slot hits the same counter whether the code or a hook computed it. Values from -SMALL
+ * to SMALL are their own buckets: enough for the states, kinds, flags and short lengths that
+ * steer a program, and few enough that a slot cannot add more than 2 * SMALL + 1 exact
+ * features. */
+#define SIFT_VALUES_SMALL          16
+#define SIFT_VALUES_LOG_FIRST      4 /* floor(log2(SMALL + 1)) */
+#define SIFT_VALUES_POSITIVE_FIRST (2 * SIFT_VALUES_SMALL + 1)
+#define SIFT_VALUES_NEGATIVE_FIRST (SIFT_VALUES_POSITIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)
+#define SIFT_VALUES_NULL_BUCKET    (SIFT_VALUES_NEGATIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)
+#define SIFT_VALUES_HASH           0x9E3779B97F4A7C15ull /* Fibonacci hashing's multiplier */
+#define SIFT_VALUES_FEATURE_BITS   16 /* the VALUES domain has 1 << FEATURE_BITS counters */
+#define SIFT_VALUES_DIRTY_SHIFT    6  /* one dirty byte per 1 << DIRTY_SHIFT counters */
 
 /* Limits the instrumenter keeps to: argument slots per function (they are passed in one
  * array), and fields taken from one pointer argument's struct. */
@@ -68,13 +84,25 @@ _Static_assert(sizeof(sift_values_fn) == 40, "sift-instrument emits 40-byte func
 void __sift_values_enter(const unsigned *mode, const sift_values_fn *fn, const uint64_t *args);
 void __sift_values_return(const unsigned *mode, const sift_values_fn *fn, uint64_t value);
 
-/* Called by each instrumented module's constructor with its table, sorted by id, and where the
- * module keeps its pointer to the runtime's mode word (SIFT_VALUES_FEATURES and
- * SIFT_VALUES_RECORD): its code calls the hooks only while that word says they do something:
- * __sift_values_return only for a trace when there is no return value to take, and
- * __sift_values_enter while fuzzing, for a function whose only values are pointers, only when
- * one is null. */
+/* Whether the bytes from LO up to HI are all readable (sift_peek_span): 1 or 0. While fuzzing,
+ * instrumented code asks before it loads the fields of one pointer argument. */
+int __sift_values_readable(const unsigned *mode, uintptr_t lo, uintptr_t hi);
+
+/* What an instrumented module keeps of the runtime, which registration fills in. */
+typedef struct {
+    /* The runtime's mode word (SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD); until registration a
+     * zero of the module's own. Tested at every entry and return: exactly FEATURES, the code
+     * computes its features inline; else it calls a hook when the word says it does something. */
+    const unsigned *mode;
+    /* The VALUES domain's counters and their dirty bytes, which the inline features mark. */
+    uint8_t *counters, *dirty;
+} sift_values_module;
+
+/* Called by each instrumented module's constructor with its table, sorted by id, and its
+ * sift_values_module. While the mode word is exactly SIFT_VALUES_FEATURES the code calls
+ * neither __sift_values_enter nor __sift_values_return; with SIFT_VALUES_RECORD it calls both
+ * everywhere. */
 void __sift_values_register(uint32_t abi, const sift_values_fn *fns, size_t n,
-                            const unsigned **mode);
+                            sift_values_module *module);
 
 #endif
