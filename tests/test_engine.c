@@ -150,6 +150,16 @@ static void runs_limit_and_stats(void **state)
     assert_non_null(strstr(proc.out, "\"execs\": 2000"));
 }
 
+/* libFuzzer runs every file named on its command line, however many a shell glob gives. */
+static void any_number_of_input_files_run(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf many && mkdir many && for i in $(seq 300); do echo $i >many/$i; done && "
+                "./tlv many/* -runs=2 2>&1 | grep -c '^Executed many/'");
+    assert_int_equal(rc, 0);
+    assert_string_equal(proc.out, "300\n");
+}
+
 static void smaller_inputs_replace_larger_ones(void **state)
 {
     (void)state;
@@ -523,6 +533,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_the_magic_bug_from_nothing),
         cmocka_unit_test(runs_limit_and_stats),
+        cmocka_unit_test(any_number_of_input_files_run),
         cmocka_unit_test(smaller_inputs_replace_larger_ones),
         cmocka_unit_test(same_seed_same_campaign),
         cmocka_unit_test(timeouts_ooms_and_signals_leave_artifacts),

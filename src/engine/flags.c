@@ -233,16 +233,28 @@ static const flag *find_flag(const char *name, size_t len)
     return NULL;
 }
 
+/* Moves the inputs behind the flags, each group in its order, as GNU getopt permutes argv:
+ * the inputs can then be any number, in place. Returns the index of the first input. */
+static int inputs_last(int argc, char **argv)
+{
+    int nflags = 1;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-') continue;
+        char *flag = argv[i];
+        memmove(argv + nflags + 1, argv + nflags, (size_t)(i - nflags) * sizeof(*argv));
+        argv[nflags++] = flag;
+    }
+    return nflags;
+}
+
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    for (int i = 1; i < argc; i++) {
+    if (argc < 1) return 0;
+    int first_input = inputs_last(argc, argv);
+    o->inputs = argv + first_input;
+    o->ninputs = (size_t)(argc - first_input);
+    for (int i = 1; i < first_input; i++) {
         const char *arg = argv[i];
-        if (arg[0] != '-') {
-            if (o->ninputs == SIFT_MAX_INPUTS)
-                return fail(err, errlen, "%s: too many inputs (at most %d)", arg, SIFT_MAX_INPUTS);
-            o->inputs[o->ninputs++] = arg;
-            continue;
-        }
         if (arg[1] == '-' && arg[2])
             return fail(err, errlen, "%s: flags take one dash (-%s)", arg, arg + 2);
         if (!arg[1] || arg[1] == '-')

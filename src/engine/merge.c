@@ -33,7 +33,7 @@ static int by_size(const void *a, const void *b)
 }
 
 /* Lists the files of DIRS sorted by size, smallest first. */
-static sized_path *list_sorted(const char *const *dirs, size_t ndirs, size_t *count)
+static sized_path *list_sorted(char *const *dirs, size_t ndirs, size_t *count)
 {
     sift_pathlist list = {0};
     char err[4352];

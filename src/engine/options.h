@@ -6,8 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SIFT_MAX_INPUTS 64
-
 /* -status=auto|tty|lines: the live view (view.c) or libFuzzer's status lines; auto picks the
  * view when stderr is a terminal and TERM is set and not "dumb". */
 typedef enum { SIFT_STATUS_AUTO, SIFT_STATUS_TTY, SIFT_STATUS_LINES } sift_status_mode;
@@ -45,7 +43,7 @@ typedef struct {
     const char *trace;        /* -trace: file for the records of one input ("-": stderr) */
     const char *trace_format; /* -trace_format: text or json; NULL: from -trace's suffix */
     unsigned features;        /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
-    const char *inputs[SIFT_MAX_INPUTS]; /* positional arguments: corpus dirs or files */
+    char **inputs;            /* positional arguments (corpus folders or files): the tail of argv */
     size_t ninputs;
 } sift_options;
 
@@ -53,7 +51,9 @@ typedef struct {
 void sift_options_defaults(sift_options *o);
 
 /* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value", as in
- * libFuzzer ("-name" alone is an error); anything not starting with '-' is an input. On error
+ * libFuzzer ("-name" alone is an error); anything not starting with '-' is an input, any number
+ * of them: ARGV is reordered with the flags first and the inputs last, each group in its order,
+ * and O->inputs points into it. On error
  * writes one line naming the flag and the problem into ERR (for the caller to print after
  * "sift: ") and returns -1. */
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
