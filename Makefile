@@ -104,8 +104,10 @@ $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_SUPPORT)) $(LIBS) $(BINS)
 check: all $(TEST_BINS)
 	tests/run $(BUILD)/tests
 
-# The README's test command: the suite as built, then again under ASan+UBSan.
+# The README's test command: the static analysis (make lint), the suite as built, then again
+# under ASan+UBSan.
 test-all:
+	$(MAKE) lint
 	$(MAKE) check
 	$(MAKE) SAN=1 check
 
@@ -164,5 +166,44 @@ format:
 
 include bindings/erlang/erlang.mk
 include fuzz/selffuzz.mk
+
+# Static analysis (docs/lint.md): clang-tidy, with the checks in .clang-tidy, and cppcheck over
+# sift's own C sources; any finding fails. One clang-tidy job per file, LINT_JOBS at a time.
+CLANG_TIDY ?= clang-tidy
+CPPCHECK   ?= cppcheck
+LINT_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+LINT_SRC   := $(sort $(wildcard src/*/*.c src/*/*/*.c fuzz/*.c examples/*.c tests/*.c \
+                tests/support/*.c tests/fixtures/*.c))
+# The NIF needs erl_nif.h, as its build does.
+ifneq ($(shell command -v $(ERLC) 2>/dev/null),)
+LINT_SRC   += $(wildcard $(ERL_DIR)/c_src/*.c)
+endif
+LINT_TIDY  := $(addprefix lint-tidy/,$(LINT_SRC))
+# Each file is read with the flags it is built with. The tests' analysis also learns that
+# cmocka's fail() does not return (tests/support/analyzer.h).
+LINT_FLAGS = $(CFLAGS)
+lint-tidy/src/cc/instrument%: LINT_FLAGS += $(shell $(LLVM_CONFIG) --cflags)
+lint-tidy/src/rt/interpose/%: LINT_FLAGS += -fno-builtin
+lint-tidy/tests/%: LINT_FLAGS += -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' \
+                                 -DSIFT_SOURCE_DIR='"$(abspath .)"' -include tests/support/analyzer.h
+lint-tidy/$(ERL_DIR)/%: LINT_FLAGS += -I$(ERL_INCLUDE)
+
+# Under make -jN the jobs share N; else LINT_JOBS.
+.PHONY: lint lint-run lint-cppcheck $(LINT_TIDY)
+lint:
+	@$(MAKE) --no-print-directory --keep-going \
+	    $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(LINT_JOBS)) lint-run
+	@echo "lint: clang-tidy and cppcheck found nothing in $(words $(LINT_SRC)) files"
+lint-run: $(LINT_TIDY) lint-cppcheck
+
+# A file's findings come out together; clang-tidy's count of warnings it did not show does not.
+$(LINT_TIDY): lint-tidy/%: %
+	@out=$$($(CLANG_TIDY) --quiet $< -- $(LINT_FLAGS) 2>&1); rc=$$?; \
+	 [ -z "$$out" ] || printf '%s\n' "$$out" | grep -v '^[0-9]* warnings\? generated\.$$'; \
+	 exit $$rc
+
+lint-cppcheck:
+	@$(CPPCHECK) --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	    --inline-suppr --std=c11 -Iinclude -Isrc -Itests $(LINT_SRC)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -36,7 +36,7 @@ static int same_entries(const sift_dict *a, const sift_dict *b)
     if (a->count != b->count) return 0;
     for (size_t i = 0; i < a->count; i++)
         if (a->entries[i].len != b->entries[i].len ||
-            memcmp(a->entries[i].data, b->entries[i].data, a->entries[i].len))
+            memcmp(a->entries[i].data, b->entries[i].data, a->entries[i].len) != 0)
             return 0;
     return 1;
 }
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = sift_dict_parse(&d, "f.dict", text, size, err, sizeof err);
     free(text);
     if (rc != 0 && rc != -1) __builtin_trap();
-    if (rc == -1 && strncmp(err, "f.dict:", 7)) __builtin_trap();
+    if (rc == -1 && strncmp(err, "f.dict:", 7) != 0) __builtin_trap();
     for (size_t i = 0; i < d.count; i++)
         if (d.entries[i].len == 0 || d.entries[i].len > SIFT_DICT_MAX_ENTRY) __builtin_trap();
     sift_dict_entry *sorted = malloc(d.count * sizeof(*sorted) + 1);

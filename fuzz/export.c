@@ -148,7 +148,7 @@ static void rebuild(const entries *l, const size_t sizes[SIFT_DOMAIN_COUNT], uns
     if (!out || !again.e) goto done;
     if (sift_covmap_export(m.map, SIFT_DOMAINS_ALL, out, len, &len) != SIFT_OK ||
         sift_export_shape(out, len, again_sizes) != SIFT_OK ||
-        memcmp(again_sizes, sizes, sizeof again_sizes) ||
+        memcmp(again_sizes, sizes, sizeof again_sizes) != 0 ||
         sift_export_foreach(out, len, collect, &again) != SIFT_OK || !same(l, &again))
         __builtin_trap();
 

@@ -9,7 +9,7 @@
 /* "id:" and digits, up to ',' or the end, as AFL++ names queue entries; ids up to 999999999. */
 static long expected_id(const char *name)
 {
-    if (strncmp(name, "id:", 3)) return -1;
+    if (strncmp(name, "id:", 3) != 0) return -1;
     const char *digits = name + 3, *end = digits + strspn(digits, "0123456789");
     if (end == digits || (*end != ',' && *end)) return -1;
     while (digits < end - 1 && *digits == '0')
@@ -26,9 +26,10 @@ static int allowed(char c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* A name is a string: the bytes up to the first NUL, in a copy of that exact length. */
+    /* A name is a string: the bytes up to the first NUL, in a copy of that exact length.
+     * (calloc: the analyzer cannot tell that strspn stops at the NUL, within what memcpy wrote.) */
     size_t len = strnlen((const char *)data, size);
-    char *name = malloc(len + 1);
+    char *name = calloc(len + 1, 1);
     if (!name) return 0;
     memcpy(name, data, len);
     name[len] = '\0';

@@ -100,7 +100,7 @@ static int count_entries(const char *dir)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
     closedir(d);
     return n;
 }
@@ -281,10 +281,10 @@ static void missing_folder_is_reported_with_the_path(void **state)
 static void folder_that_is_a_file_is_reported(void **state)
 {
     fixture *f = *state;
-    char prefix[PATH_MAX], want[PATH_MAX * 2];
-    snprintf(prefix, sizeof(prefix), "%sfile", f->prefix);
-    assert_int_equal(sift_write_atomic(prefix, (const uint8_t *)"x", 1), 0);
-    strcat(prefix, "/");
+    char file[PATH_MAX], prefix[PATH_MAX + 1], want[PATH_MAX * 2];
+    snprintf(file, sizeof(file), "%sfile", f->prefix);
+    assert_int_equal(sift_write_atomic(file, (const uint8_t *)"x", 1), 0);
+    snprintf(prefix, sizeof(prefix), "%s/", file);
     assert_int_equal(sift_artifact_write(prefix, NULL, "oom", (const uint8_t *)"x", 1, NULL, 0),
                      -1);
     assert_int_equal(errno, ENOTDIR);
@@ -306,8 +306,7 @@ static int in_child(fixture *f, bool root, rlim_t fsize, int (*fn)(fixture *))
             _exit(125);
         if (fsize) {
             struct rlimit r = {fsize, fsize};
-            signal(SIGXFSZ, SIG_IGN);
-            if (setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(124);
+            if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(124);
         }
         _exit(fn(f));
     }

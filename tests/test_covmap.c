@@ -268,7 +268,7 @@ static void function_index_reads_like_a_full_scan(void **state)
     (void)state;
     static const size_t lens[] = {1, 2, 63, 64, 65, 127, 129, 1000, 5003};
     uint8_t *a = malloc(5003), *b = malloc(5003);
-    size_t cap = 16 * 5003, alen, blen;
+    size_t cap = (size_t)16 * 5003, alen, blen;
     uint8_t *ea = malloc(cap), *eb = malloc(cap);
     assert_true(a && b && ea && eb);
     for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]) * 2; l++) {

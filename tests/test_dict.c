@@ -71,7 +71,7 @@ static void longest_value(void **state)
     *p++ = '"';
     for (int i = 0; i < SIFT_DICT_MAX_ENTRY; i++)
         p += i % 2 ? sprintf(p, "\\x%02x", i) : sprintf(p, "%c", 'a' + i % 26);
-    strcpy(p, "\"\n");
+    memcpy(p, "\"\n", sizeof("\"\n"));
     sift_dict d = {0};
     char err[256] = "";
     assert_int_equal(parse(&d, text, 0, err, sizeof(err)), 0);
@@ -79,7 +79,7 @@ static void longest_value(void **state)
     assert_int_equal(d.entries[0].len, SIFT_DICT_MAX_ENTRY);
     assert_int_equal(d.entries[0].data[SIFT_DICT_MAX_ENTRY - 1], SIFT_DICT_MAX_ENTRY - 1);
     /* One byte more is an error. */
-    strcpy(p, "z\"\n");
+    memcpy(p, "z\"\n", sizeof("z\"\n"));
     assert_int_equal(parse(&d, text, 0, err, sizeof(err)), -1);
     assert_string_equal(err, "t.dict:1: value longer than 128 bytes");
     sift_dict_free(&d);
@@ -133,7 +133,7 @@ static void malformed_lines(void **state)
         memcpy(text, cases[i].text, len);
         if (sift_dict_parse(&d, "t.dict", text, len, err, sizeof(err)) != -1)
             fail_msg("case %zu parsed", i);
-        if (strcmp(err, cases[i].err))
+        if (strcmp(err, cases[i].err) != 0)
             fail_msg("case %zu: got \"%s\", want \"%s\"", i, err, cases[i].err);
         free(text);
         sift_dict_free(&d);

@@ -150,7 +150,7 @@ static void lagging_reader(shared_log *l)
     unsigned reads = 0, torn = 0;
     struct timespec nap = {0, 300000};
     for (;;) {
-        bool idle = sift_dlog_generation(&l->log) == PRODUCERS * RECORDS;
+        bool idle = sift_dlog_generation(&l->log) == (uint64_t)PRODUCERS * RECORDS;
         for (unsigned p = 0; p < PRODUCERS; p++) {
             sift_dlog_entry e;
             int rc = sift_dlog_read(&l->log, p, &cursor[p], &e, &s);

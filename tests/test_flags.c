@@ -377,7 +377,7 @@ static char *help_text(void)
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
     sift_options_help(f, "./fuzzer");
-    fclose(f);
+    assert_int_equal(fclose(f), 0);
     return text;
 }
 
@@ -435,7 +435,7 @@ static void docs_match_help(void **state)
     char *doc = calloc(1, 1 << 16);
     assert_non_null(doc);
     size_t n = fread(doc, 1, (1 << 16) - 1, f);
-    fclose(f);
+    (void)fclose(f);
     doc[n] = 0;
     char *help = help_text();
     const char *flags = strstr(help, "Flags:");

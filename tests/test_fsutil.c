@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "engine/fsutil.h"
+#include "support/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,7 @@ static void put(const char *rel, const char *text)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
-    fclose(f);
+    assert_int_equal(fclose(f), 0);
 }
 
 static int setup(void **state)
@@ -53,9 +54,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    return system(cmd);
+    sift_test_rmtree(strdup(root));
+    return 0;
 }
 
 static void lists_files_recursively_once(void **state)

@@ -303,7 +303,7 @@ static void crossover_uses_other_input(void **state)
         uint8_t buf[64];
         memset(buf, 'a', 16);
         size_t size = sift_mutate(&m, buf, 16, sizeof(buf));
-        if (strcmp(m.trace, "CrossOver-")) continue;
+        if (strcmp(m.trace, "CrossOver-") != 0) continue;
         crossovers++;
         size_t zs = 0;
         for (size_t j = 0; j < size; j++) {

@@ -51,10 +51,10 @@ static void every_harness_is_run(void **state)
     size_t found = 0;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (len < 3 || strcmp(e->d_name + len - 2, ".c")) continue;
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0) continue;
         size_t i = 0;
         while (i < sizeof(harnesses) / sizeof(harnesses[0]) &&
-               (strlen(harnesses[i]) != len - 2 || strncmp(harnesses[i], e->d_name, len - 2)))
+               (strlen(harnesses[i]) != len - 2 || strncmp(harnesses[i], e->d_name, len - 2) != 0))
             i++;
         if (i == sizeof(harnesses) / sizeof(harnesses[0]))
             fail_msg("fuzz/%s has no test in test_selffuzz.c", e->d_name);

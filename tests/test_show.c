@@ -273,7 +273,7 @@ static void bad_folders_get_one_line(void **state)
     assert_int_equal(sh("wc -l <o/fuzzer_stats"), 0);
     snprintf(want, sizeof want,
              "b/fuzzer_stats:%d: malformed line \"garbage\" (expected \"key : value\")",
-             atoi(proc.out) + 1);
+             (int)strtol(proc.out, NULL, 10) + 1);
     refused("b", "echo garbage >>b/fuzzer_stats", "b", want);
     refused("b", "sed -i '/^execs_done/d' b/fuzzer_stats", "b",
             "b/fuzzer_stats: no execs_done line (not a complete fuzzer_stats)");
@@ -283,7 +283,7 @@ static void bad_folders_get_one_line(void **state)
     assert_int_equal(sh("head -c 200 o/fuzzer_stats | tail -c 1 | grep -q ."), 0);
     assert_int_equal(sh("head -c 200 o/fuzzer_stats | wc -l"), 0);
     snprintf(want, sizeof want, "b/fuzzer_stats:%d: truncated line (no newline at the end)",
-             atoi(proc.out) + 1);
+             (int)strtol(proc.out, NULL, 10) + 1);
     refused("b", "head -c 200 o/fuzzer_stats >b/fuzzer_stats", "b", want);
     /* A -sync_dir holds instances: the line names one. */
     refused("sync",

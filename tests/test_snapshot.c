@@ -234,7 +234,7 @@ static void shared_memory_claims_once(void **state)
         if (sift_snapshot_create(&mine, cap, shm, bytes) != SIFT_OK) _exit(2);
         for (int i = 0; i < 200; i++) {
             size_t one = 0;
-            f->compiled[i * 5] = 1;
+            f->compiled[(size_t)i * 5] = 1;
             sift_snapshot_check_and_advance(mine, f->map, SIFT_DOMAINS_ALL, NULL, &one);
             nf += one;
         }
@@ -243,7 +243,7 @@ static void shared_memory_claims_once(void **state)
     size_t mine = 0, theirs = 0;
     for (int i = 0; i < 200; i++) {
         size_t one = 0;
-        f->compiled[i * 5] = 1;
+        f->compiled[(size_t)i * 5] = 1;
         assert_int_equal(sift_snapshot_check_and_advance(a, f->map, SIFT_DOMAINS_ALL, NULL, &one),
                          SIFT_OK);
         mine += one;

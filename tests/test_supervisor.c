@@ -34,8 +34,8 @@ static size_t count(const char *sub, const char *prefix, bool hidden)
     size_t n = 0;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (hidden || e->d_name[0] != '.') &&
-            !strncmp(e->d_name, prefix, strlen(prefix)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (hidden || e->d_name[0] != '.') && !strncmp(e->d_name, prefix, strlen(prefix)))
             n++;
     if (d) closedir(d);
     return n;
@@ -60,7 +60,7 @@ static double json_num(const char *s, const char *key)
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\": ", key);
     const char *p = strstr(s, pat);
-    return p ? atof(p + strlen(pat)) : -1;
+    return p ? strtod(p + strlen(pat), NULL) : -1;
 }
 
 /* The shell command line FMT in the scratch folder in jail J; its status. */
@@ -96,7 +96,7 @@ static long intact_files(const char *sub)
            "n=$((n+1)); done; echo $n",
            sub) != 0)
         return -1;
-    return atol(proc.out);
+    return strtol(proc.out, NULL, 10);
 }
 
 static int build(void **state)
@@ -173,9 +173,9 @@ static void crashes_and_hangs_are_saved_and_the_campaign_goes_on(void **state)
                         "grep -q 'starting another' log && head -c 2 o/crashes/id:000000*"),
                      0);
     assert_string_equal(proc.out, "CR");
-    rc = sh("rm -rf c o a && mkdir c a && printf HANG > c/seed && ./w -workers=1 -timeout=1 "
-            "-len_control=0 -max_len=5 -max_total_time=8 -out=o -artifact_prefix=a/ c 2>log; "
-            "echo rc=$?");
+    sh("rm -rf c o a && mkdir c a && printf HANG > c/seed && ./w -workers=1 -timeout=1 "
+       "-len_control=0 -max_len=5 -max_total_time=8 -out=o -artifact_prefix=a/ c 2>log; "
+       "echo rc=$?");
     assert_non_null(strstr(proc.out, "rc=70"));
     assert_true(count("o/hangs", "id:", false) >= 1);
     assert_true(count("a", "timeout-", false) >= 1);
@@ -191,8 +191,8 @@ static size_t children(long pid, long *out, size_t cap)
     if (!f) return 0;
     if (fgets(buf, sizeof buf, f))
         for (char *p = strtok(buf, " \n"); p && n < cap; p = strtok(NULL, " \n"))
-            out[n++] = atol(p);
-    fclose(f);
+            out[n++] = strtol(p, NULL, 10);
+    (void)fclose(f);
     return n;
 }
 
@@ -203,7 +203,7 @@ static bool alive(long pid)
     FILE *f = fopen(path, "r");
     if (!f) return false;
     bool zombie = fgets(buf, sizeof buf, f) && strstr(buf, ") Z");
-    fclose(f);
+    (void)fclose(f);
     return !zombie;
 }
 
@@ -224,7 +224,7 @@ static char *slurp(const char *path, size_t *len)
     if (!f) return NULL;
     char *buf = malloc(1 << 16);
     *len = buf ? fread(buf, 1, 1 << 16, f) : 0;
-    fclose(f);
+    (void)fclose(f);
     return buf;
 }
 
@@ -258,7 +258,7 @@ static void saved_entries_are_intact(void)
         snprintf(file, sizeof file, "%s/o/queue/%s", dir, saved[i].name);
         char *now = slurp(file, &len);
         if (!now) fail_msg("saved entry %s was lost", saved[i].name);
-        if (len != saved[i].len || memcmp(now, saved[i].data, len))
+        if (len != saved[i].len || memcmp(now, saved[i].data, len) != 0)
             fail_msg("saved entry %s changed", saved[i].name);
         free(now);
     }
@@ -270,10 +270,10 @@ static void kills_of_workers_and_supervisor_lose_nothing(void **state)
     assert_int_equal(sh("rm -rf c o && mkdir c"), 0);
     for (int cycle = 0; cycle < 10; cycle++) {
         assert_int_equal(sh("./w -workers=2 -out=o c >>log 2>&1 & echo $!"), 0);
-        long sup = atol(proc.out);
+        long sup = strtol(proc.out, NULL, 10);
         size_t before = count("o/queue", "id:", false);
         uint64_t t0 = now_ms();
-        long kids[8];
+        long kids[8] = {0};
         while (now_ms() - t0 < 8000 &&
                (children(sup, kids, 8) < 2 || count("o/queue", "id:", false) < before + 2))
             nap_ms(20);
@@ -284,9 +284,8 @@ static void kills_of_workers_and_supervisor_lose_nothing(void **state)
         long victim = kids[0];
         kill((pid_t)victim, SIGKILL);
         t0 = now_ms();
-        size_t n;
         while (now_ms() - t0 < 8000 &&
-               !((n = children(sup, kids, 8)) == 2 && kids[0] != victim && kids[1] != victim))
+               !(children(sup, kids, 8) == 2 && kids[0] != victim && kids[1] != victim))
             nap_ms(20);
         assert_true(now_ms() - t0 < 8000);
         nap_ms(50 + (cycle * 37) % 200);

@@ -89,19 +89,19 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
     assert_int_equal(count("S/me/crashes", "sync:evil,src:000006"), 1);
     assert_int_equal(count("S/me/queue", "sync:evil,src:000000"), 1);
     assert_int_equal(sh("od -An -tu4 S/me/.synced/evil"), 0);
-    assert_int_equal(atoi(proc.out), 7);
+    assert_int_equal(strtol(proc.out, NULL, 10), 7);
 
     /* A restart imports nothing again and meets the crash no more. */
-    rc = sh("./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=2 2>log; "
-            "echo rc=$?; grep -c 'crashes the target' log");
+    sh("./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=2 2>log; "
+       "echo rc=$?; grep -c 'crashes the target' log");
     assert_non_null(strstr(proc.out, "rc=0"));
     assert_non_null(strstr(proc.out, "\n0\n"));
     assert_int_equal(count("S/me/queue", "sync:evil"), 1);
 
     /* An AFL++ peer that started again (its cmdline is newer than our record) may have begun a
      * new queue: its entries are imported again; the one already here is not saved twice. */
-    rc = sh("touch -d '1 minute' S/evil/cmdline && ./w -workers=1 -sync_dir=S -name=me "
-            "-max_len=64 -max_total_time=2 2>log; grep 'restarted since' log");
+    sh("touch -d '1 minute' S/evil/cmdline && ./w -workers=1 -sync_dir=S -name=me "
+       "-max_len=64 -max_total_time=2 2>log; grep 'restarted since' log");
     assert_non_null(strstr(proc.out, "S/evil: restarted since the last sync; importing its queue "
                                      "again"));
     assert_int_equal(count("S/me/queue", "sync:evil"), 1);
@@ -128,7 +128,7 @@ static void sift_and_afl_import_each_other(void **state)
     assert_int_equal(sh("./w -workers=1 -sync_dir=S -name=sift -max_total_time=40 ss "
                         ">sift.log 2>&1 & echo $!"),
                      0);
-    pid_t sift = (pid_t)atol(proc.out);
+    pid_t sift = (pid_t)strtol(proc.out, NULL, 10);
     uint64_t t0 = now_ms();
     while (now_ms() - t0 < 10000 && count("S/sift/queue", "id:") == 0)
         usleep(20000);
@@ -136,7 +136,7 @@ static void sift_and_afl_import_each_other(void **state)
                         "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_IMPORT_FIRST=1 "
                         "afl-fuzz -i sa -o S -M afl -V 40 -- ./w_afl >afl.log 2>&1 & echo $!"),
                      0);
-    pid_t afl = (pid_t)atol(proc.out);
+    pid_t afl = (pid_t)strtol(proc.out, NULL, 10);
     t0 = now_ms();
     while (now_ms() - t0 < 30000 &&
            (count("S/afl/queue", "sync:sift") == 0 || count("S/sift/queue", "sync:afl") == 0))

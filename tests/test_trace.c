@@ -86,7 +86,7 @@ static char *render(sift_trace_format format)
     char *out = calloc(1, 4096);
     assert_non_null(out);
     assert_true(fread(out, 1, 4095, f) > 0);
-    fclose(f);
+    (void)fclose(f);
     return out;
 }
 

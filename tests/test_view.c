@@ -74,7 +74,7 @@ static int run_tty(const char *term_value, const char *cmd)
         _exit(127);
     }
     size_t n = 0;
-    char scratch[4096];
+    char scratch[4096] = {0};
     for (;;) {
         /* Past the buffer's end the output is read and dropped: the child must not block. */
         bool room = n < OUT_CAP - 1;

@@ -117,8 +117,8 @@ static LLVMValueRef emit_table(instr *s, sift_instr_fn *fns, size_t n)
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += fns[i].nslots;
-    LLVMValueRef *slots = calloc(total ? total : 1, sizeof(*slots));
-    LLVMValueRef *entries = calloc(n, sizeof(*entries));
+    LLVMValueRef *slots = calloc(total ? total : 1, sizeof(LLVMValueRef));
+    LLVMValueRef *entries = calloc(n, sizeof(LLVMValueRef));
     if (!slots || !entries) die(s->m.source, "out of memory", NULL);
     LLVMTypeRef slots_type = LLVMArrayType(s->slot_type, (unsigned)total);
     LLVMValueRef slots_global = LLVMAddGlobal(s->m.mod, slots_type, "sift.values.slots");
@@ -309,7 +309,7 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     size_t n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         n++;
-    LLVMValueRef *rets = calloc(n, sizeof(*rets));
+    LLVMValueRef *rets = calloc(n ? n : 1, sizeof(LLVMValueRef));
     if (!rets) die(s->m.source, "out of memory", NULL);
     n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -380,7 +380,7 @@ void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority
         LLVMTypeRef fields[] = {i32, LLVMPointerType(void_fn, 0), ptr};
         entry_type = LLVMStructTypeInContext(c, fields, 3, 0);
     }
-    LLVMValueRef *entries = calloc(count + 1, sizeof(*entries));
+    LLVMValueRef *entries = calloc(count + 1, sizeof(LLVMValueRef));
     if (!entries) die("sift-instrument", "out of memory", NULL);
     LLVMValueRef init = old ? LLVMGetInitializer(old) : NULL;
     for (unsigned i = 0; i < count; i++)

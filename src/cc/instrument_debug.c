@@ -35,7 +35,7 @@ static LLVMValueRef operand_value(LLVMContextRef ctx, LLVMMetadataRef md, unsign
     LLVMValueRef node = LLVMMetadataAsValue(ctx, md);
     unsigned n = LLVMGetMDNodeNumOperands(node);
     if (i >= n) return NULL;
-    LLVMValueRef *ops = malloc(n * sizeof(*ops));
+    LLVMValueRef *ops = malloc(n * sizeof(LLVMValueRef));
     if (!ops) return NULL;
     LLVMGetMDNodeOperands(node, ops);
     LLVMValueRef op = ops[i];

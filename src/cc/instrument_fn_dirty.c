@@ -100,7 +100,7 @@ bool sift_instr_fn_dirty(LLVMModuleRef mod)
         if (!fn) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            LLVMValueRef *grown = realloc(pairs, 2 * cap * sizeof(*grown));
+            LLVMValueRef *grown = realloc(pairs, 2 * cap * sizeof(LLVMValueRef));
             if (!grown) {
                 free(pairs);
                 return false;

@@ -43,7 +43,8 @@ static LLVMValueRef bucket(const sift_instr_features *f, LLVMValueRef v, uint8_t
     LLVMValueRef last = constant(v, SIFT_VALUES_POSITIVE_FIRST + 63 - SIFT_VALUES_LOG_FIRST);
     LLVMValueRef small;
     if (type & SIFT_VALUES_SIGNED) {
-        small = LLVMBuildICmp(b, LLVMIntULE, shifted, constant(v, 2 * SIFT_VALUES_SMALL), "");
+        small =
+            LLVMBuildICmp(b, LLVMIntULE, shifted, constant(v, (uint64_t)2 * SIFT_VALUES_SMALL), "");
         LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, v, constant(v, 0), "");
         magnitude = LLVMBuildSelect(b, negative, LLVMBuildNeg(b, v, ""), v, "");
         last = LLVMBuildSelect(b, negative,

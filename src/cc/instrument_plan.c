@@ -299,8 +299,8 @@ bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn 
     p->file = p->sp ? sift_instr_di_file(p->sp) : NULL;
     if (!p->file) p->file = sift_instr_strdup(m->source, strlen(m->source));
     p->line = p->sp ? LLVMDISubprogramGetLine(p->sp) : 0;
-    char *names[SIFT_VALUES_MAX_ARGS];
-    LLVMMetadataRef types[SIFT_VALUES_MAX_ARGS];
+    char *names[SIFT_VALUES_MAX_ARGS] = {0};
+    LLVMMetadataRef types[SIFT_VALUES_MAX_ARGS] = {0};
     if (!p->name || !p->file || !plan_args(m, p, names, types) || !plan_fields(m, p, names, types))
         return false;
     LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(fn));

@@ -160,7 +160,7 @@ static int note(scan_state *s, const char *arg, bool has_next, int *used, char *
     if (fno || starts(arg, "-fsanitize=")) {
         char *rest;
         if (sanitize_list(s, arg, fno ? 14 : 11, !fno, &rest) < 0) return -1;
-        bool changed = !rest || strcmp(rest, arg);
+        bool changed = !rest || strcmp(rest, arg) != 0;
         if (keep) {
             *keep = rest;
             return 0;
@@ -226,7 +226,7 @@ static char *read_text(const char *path)
         cap *= 2;
     }
     bool failed = ferror(f);
-    fclose(f);
+    (void)fclose(f); /* read only: ferror said whether the reads failed */
     if (!text || failed) {
         free(text);
         return NULL;

@@ -183,7 +183,7 @@ static char *with_extension(const char *path, const char *ext, bool keep_dir)
     char *out = malloc(stem + strlen(ext) + 1);
     if (!out) return NULL;
     memcpy(out, start, stem);
-    strcpy(out + stem, ext);
+    memcpy(out + stem, ext, strlen(ext) + 1);
     return out;
 }
 

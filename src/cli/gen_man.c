@@ -31,7 +31,7 @@ static void option(void *ctx, const sift_flag_doc *doc)
     fputs("\\fR\n", stdout);
     text(doc->help);
     /* A file name flag has no default value; its help says what happens without one. */
-    if (strcmp(doc->def, "none")) {
+    if (strcmp(doc->def, "none") != 0) {
         fputs(" Default: ", stdout);
         text(doc->def);
         putchar('.');

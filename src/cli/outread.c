@@ -6,22 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-                                                      ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* Writes the message into ERR; -1. A macro, so that the analyzer, which does not follow calls
+ * into variadic functions, sees the -1 its callers return. */
+#define fail(err, errlen, ...) (snprintf((err), (errlen), __VA_ARGS__), -1)
 
 /* TEXT (LEN bytes) fit to quote in a message: at most 40 bytes, control bytes as '?'. */
 static const char *quote(const char *text, size_t len, char buf[48])
@@ -31,7 +24,7 @@ static const char *quote(const char *text, size_t len, char buf[48])
         unsigned char c = (unsigned char)text[i];
         buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
-    strcpy(buf + n, len > 40 ? "..." : "");
+    snprintf(buf + n, 48 - n, "%s", len > 40 ? "..." : "");
     return buf;
 }
 
@@ -71,6 +64,8 @@ static bool instance_below(const char *dir, const char *file, char *name, size_t
 static int read_file(const char *dir, const char *name, char **buf, size_t *len, char *err,
                      size_t errlen)
 {
+    *buf = NULL;
+    *len = 0;
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
         return fail(err, errlen, "%s/%s: the path is too long", dir, name);
@@ -236,7 +231,7 @@ static const struct {
 static size_t key_index(const char *name)
 {
     size_t k = 0;
-    while (k < NKEYS && strcmp(keys[k].name, name))
+    while (k < NKEYS && strcmp(keys[k].name, name) != 0)
         k++;
     return k;
 }

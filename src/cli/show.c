@@ -128,7 +128,7 @@ static void summary(FILE *out, const char *dir, const sift_out_stats *st, const 
     char a[32], b[32], c[32];
     uint64_t now = (uint64_t)time(NULL);
     fprintf(out, "%s\n", dir);
-    bool banner = st->banner[0] && strcmp(st->banner, st->version);
+    bool banner = st->banner[0] && strcmp(st->banner, st->version) != 0;
     fprintf(out, "%-11s %s%s%s, pid %llu\n", "fuzzer", st->version[0] ? st->version : "unknown",
             banner ? ", banner " : "", banner ? st->banner : "",
             (unsigned long long)st->fuzzer_pid);
@@ -274,7 +274,7 @@ int sift_show_main(int argc, char **argv)
         if (write_plot(plot_path, &p, err, sizeof err) != 0) goto out;
     }
     summary(plot_path && !strcmp(plot_path, "-") ? stderr : stdout, a.dir, &st, &pl, crashes,
-            ncrashes, hangs, nhangs, plot_path && strcmp(plot_path, "-") ? plot_path : NULL);
+            ncrashes, hangs, nhangs, plot_path && strcmp(plot_path, "-") != 0 ? plot_path : NULL);
     rc = 0;
 out:
     if (rc) fprintf(stderr, "sift show: %s\n", err);

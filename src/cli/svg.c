@@ -18,15 +18,15 @@
 
 size_t sift_svg_ticks(double max, double *ticks, size_t cap, double *step, double *top)
 {
-    if (!(max > 0) || !isfinite(max)) max = 1;
+    if (!(max > 0) || !isfinite(max)) max = 1.0;
     double raw = max / 5, mag = pow(10, floor(log10(raw))), norm = raw / mag;
     *step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
     /* A hair of slack, so that a maximum on a tick does not get one more tick over it. */
     double count = ceil(max / *step - 1e-9);
     *top = count * *step;
     size_t n = 0;
-    for (double i = 0; i <= count && n < cap; i++)
-        ticks[n++] = i * *step;
+    for (; n < cap && (double)n <= count; n++)
+        ticks[n] = (double)n * *step;
     return n;
 }
 

@@ -161,7 +161,7 @@ void sift_sha1_hex(const uint8_t *data, size_t size, char out[41])
     SHA1Init(&ctx);
     SHA1Update(&ctx, data, size);
     SHA1Final(digest, &ctx);
-    for (int i = 0; i < SHA1_DIGEST_LENGTH; i++) {
+    for (size_t i = 0; i < SHA1_DIGEST_LENGTH; i++) {
         out[2 * i] = hexdigit[digest[i] >> 4];
         out[2 * i + 1] = hexdigit[digest[i] & 15];
     }

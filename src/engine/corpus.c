@@ -94,7 +94,7 @@ static size_t name_slot(const sift_corpus *c, const char *name)
 {
     size_t mask = c->namecap - 1;
     size_t s = name_hash(name) & mask;
-    while (c->names[s] != NONE && strcmp(c->nodes[c->names[s]]->e.name, name))
+    while (c->names[s] != NONE && strcmp(c->nodes[c->names[s]]->e.name, name) != 0)
         s = (s + 1) & mask;
     return s;
 }
@@ -125,7 +125,7 @@ static int reserve_entries(sift_corpus *c, size_t count)
     if (count >= NONE) return -1;
     size_t cap = c->cap ? c->cap * 2 : 64;
     if (cap >= NONE) cap = NONE - 1;
-    struct node **nodes = realloc(c->nodes, cap * sizeof(*nodes));
+    struct node **nodes = realloc(c->nodes, cap * sizeof(struct node *));
     if (!nodes) return -1;
     c->nodes = nodes;
     double *fen = realloc(c->fen, (cap + 1) * sizeof(*fen));
@@ -201,7 +201,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         .fids = fids,
         .idx = (uint32_t)c->n,
     };
-    strcpy(nd->e.name, name);
+    memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: checked above */
 
     unsigned __int128 mine = cost(&nd->e);
     for (size_t j = 0; j < k; j++) {

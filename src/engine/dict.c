@@ -249,12 +249,12 @@ int sift_dict_parse(sift_dict *d, const char *name, const char *text, size_t len
  * larger than DICT_MAX_FILE. */
 static int read_file(const char *path, char **buf, size_t *len)
 {
+    *buf = NULL;
+    *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno;
     size_t cap = 0;
     int rc = 0;
-    *buf = NULL;
-    *len = 0;
     for (;;) {
         if (*len == cap) {
             if (cap > DICT_MAX_FILE) {

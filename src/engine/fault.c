@@ -59,7 +59,7 @@ static bool g_leaks_off;
 #define MAX_LEAK_ATTEMPTS 1000
 
 /* Room for symbolizing stack traces and writing the artifact after a stack overflow. */
-#define ALT_STACK_SIZE (256 * 1024)
+#define ALT_STACK_SIZE ((size_t)256 * 1024)
 #define MAX_FRAMES     64
 
 static uint64_t now_ns(void)
@@ -147,7 +147,7 @@ static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
             memset(&dfl, 0, sizeof(dfl));
             dfl.sa_handler = SIG_DFL;
             sigaction(sig, &dfl, NULL);
-            raise(sig);
+            (void)raise(sig);
             return;
         }
         for (;;)

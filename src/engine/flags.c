@@ -22,9 +22,11 @@ typedef struct {
 } flag;
 
 /* The walks write fields through pointers of the kind's type, so the table must agree with the
- * struct: _Generic without a matching type fails to compile. */
+ * struct: _Generic without a matching type fails to compile. T is a type name, which
+ * parentheses would break. */
 #define FIELD(f, T)                                                                                \
-    (offsetof(sift_options, f) + 0 * sizeof(_Generic(((sift_options *)0)->f, T : 1)))
+    /* NOLINTNEXTLINE(bugprone-macro-parentheses) */                                               \
+    (offsetof(sift_options, f) + 0 * sizeof(char[_Generic(((sift_options *)0)->f, T : 1)]))
 /* clang-format would split these brace initializers and break the # operator. */
 /* clang-format off */
 #define INT(f, d, lo, hi, h) {#f, FLAG_INT, FIELD(f, long long), d, lo, hi, h, NULL}

@@ -217,7 +217,7 @@ int sift_fs_check_writable(const char *dir, char *err, size_t errlen)
     struct stat st;
     int e = 0;
     if (stat(dir, &st) != 0)
-        e = errno;
+        e = errno; /* NOLINT(bugprone-branch-clone): each test needs the one before it */
     else if (!S_ISDIR(st.st_mode))
         e = ENOTDIR;
     else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)

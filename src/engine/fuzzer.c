@@ -303,7 +303,7 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
     feature_list features = {0};
     uint64_t ns = collect_features(f, data, size, &features);
     sift_entry *tops[16];
-    size_t ntops = sizeof tops / sizeof *tops;
+    size_t ntops = sizeof tops / sizeof(sift_entry *);
     if (!sift_corpus_outranks(f->corpus, features.ids, features.n, size, whole_ms(ns), tops,
                               &ntops)) {
         free(features.ids);
@@ -367,7 +367,7 @@ static int load_seeds(sift_fuzzer *f)
                 paths.skipped, paths.skipped > 1 ? "first: " : "", paths.first_skip);
     f->out_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t read_max = o->max_len ? (size_t)o->max_len : SEED_MAX_READ;
-    sift_entry **seeds = calloc(paths.count + 1, sizeof(*seeds));
+    sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
     size_t nseeds = 0, largest = 0, failed = 0, cut = 0;
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
@@ -398,7 +398,7 @@ static int load_seeds(sift_fuzzer *f)
                 "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
                 "bytes\n",
                 f->max_len);
-    qsort(seeds, nseeds, sizeof(*seeds), by_size);
+    qsort(seeds, nseeds, sizeof(sift_entry *), by_size);
     if (o->ninputs == 0 || nseeds == 0)
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
     else

@@ -35,7 +35,7 @@ static void read_summary(const char *path, char *out, size_t cap)
     char line[512];
     while (fgets(line, sizeof line, in))
         if (!strncmp(line, "SUMMARY:", 8)) snprintf(out, cap, "%s", line);
-    fclose(in);
+    (void)fclose(in);
 }
 
 /* Runs DATA once in a child; returns whether it crashed, filling SIG. */

@@ -238,7 +238,7 @@ size_t sift_mut_cmp(sift_mutator *m, uint8_t *d, size_t size, size_t max)
             if (width_ok && ((e.a ^ e.b) & width_mask(e.size))) return cmp_int(m, d, size, max, e);
         } else {
             const sift_cmp_bytes *e = &t->bytes[sift_mut_below(m, nb)];
-            if (e->len && e->len <= SIFT_CMP_BYTELEN && memcmp(e->a, e->b, e->len))
+            if (e->len && e->len <= SIFT_CMP_BYTELEN && memcmp(e->a, e->b, e->len) != 0)
                 return cmp_bytes(m, d, size, max, e);
         }
     }

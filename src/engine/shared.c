@@ -87,7 +87,7 @@ void sift_shared_child(pid_t parent, int log_fd)
 }
 
 /* Reports are short; a window at the end of the log holds the artifact line. */
-#define ARTIFACT_WINDOW (256 * 1024)
+#define ARTIFACT_WINDOW ((off_t)256 * 1024)
 
 int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
 {

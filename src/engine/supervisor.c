@@ -158,10 +158,10 @@ static int replay_saved(sift_super *s)
     if (written < 0) return -1;
     sift_campaign_settle(&s->camp);
     fprintf(stderr,
-            "INFO: replayed %zu inputs: %zu kept, %zu favored, %zu failed and skipped; %ld files "
+            "INFO: replayed %zu inputs: %zu kept, %zu favored, %llu failed and skipped; %ld files "
             "written where missing\n",
             s->nitems, sift_corpus_count(s->camp.corpus), sift_corpus_favored(s->camp.corpus),
-            s->replay_failed, written);
+            (unsigned long long)s->replay_failed, written);
     return 0;
 }
 
@@ -190,8 +190,8 @@ static void start_worker(sift_super *s, unsigned k)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
+        (void)signal(SIGINT, SIG_DFL);
+        (void)signal(SIGTERM, SIG_DFL);
         sift_shared_child(parent, s->logs[k]);
         int rc = sift_worker_run(s->o, &s->sh, k, &seed, s->target, s->argc, s->argv);
         fflush(NULL);
@@ -336,7 +336,7 @@ static void stop_workers(sift_super *s)
         if (sift_now_ns() > deadline || g_interrupts > 1)
             for (unsigned k = 0; k < s->n; k++)
                 if (s->slots[k].pid > 0) kill(s->slots[k].pid, SIGKILL);
-        struct timespec nap = {0, ROUND_MS * 1000000};
+        struct timespec nap = {0, ROUND_MS * 1000000L};
         nanosleep(&nap, NULL);
     }
     if (s->syncing) {
@@ -356,7 +356,7 @@ static int campaign(sift_super *s)
     sift_super_status(s, "INITED", 0);
     uint64_t settled = 0;
     while (!s->stopping) {
-        struct timespec nap = {0, ROUND_MS * 1000000};
+        struct timespec nap = {0, ROUND_MS * 1000000L};
         nanosleep(&nap, NULL);
         uint64_t now = sift_now_ns();
         drain(s);

@@ -23,7 +23,7 @@
 #define PLOT_EVERY_NS          (5 * SECOND_NS)
 #define DEFAULT_MAX_LEN        4096
 #define SEED_MAX_READ          (1u << 20)
-#define ECHO_MAX               (32 * 1024)
+#define ECHO_MAX               ((off_t)32 * 1024)
 #define SIFT_SUPER_MAX_WORKERS 1024
 
 /* Smallest first, as libFuzzer loads seeds; on a tie the queue's copy runs first, so that
@@ -148,7 +148,7 @@ int sift_super_setup(sift_super *s)
         if (!(s->sync = sift_sync_open(o->sync_dir, o->name,
                                        o->max_len ? (size_t)o->max_len : SEED_MAX_READ)))
             return 1;
-        if (out && strcmp(out, sift_sync_out(s->sync))) {
+        if (out && strcmp(out, sift_sync_out(s->sync)) != 0) {
             fprintf(stderr, "sift: -out=%s: with -sync_dir the output folder is %s\n", out,
                     sift_sync_out(s->sync));
             return 1;
@@ -317,7 +317,13 @@ static int write_json(sift_super *s, uint64_t now)
                 last ? (double)(now - last) / 1e9 : -1.0, sl->starts);
     }
     fprintf(f, "]}\n");
-    fclose(f);
+    /* A memory stream that ran out of memory holds part of the text, or none: this round
+     * writes nothing, as when the stream could not be opened. */
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        free(buf);
+        return 0;
+    }
     int rc = sift_write_atomic(s->o->stats_file, (const uint8_t *)buf, len);
     if (rc != 0)
         fprintf(stderr, "sift: cannot write stats file %s: %s\n", s->o->stats_file,
@@ -443,7 +449,7 @@ void sift_super_echo_log(sift_super *s, unsigned k)
 {
     off_t from = s->slots[k].log_from, end = lseek(s->logs[k], 0, SEEK_END);
     if (end - from > ECHO_MAX) from = end - ECHO_MAX;
-    char *buf = malloc(ECHO_MAX + 1);
+    char *buf = malloc((size_t)ECHO_MAX + 1);
     ssize_t got = buf && end > from ? pread(s->logs[k], buf, (size_t)(end - from), from) : 0;
     if (got > 0) {
         buf[got] = '\0';

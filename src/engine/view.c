@@ -268,7 +268,7 @@ static FILE *stream(int fd, int mode)
 {
     FILE *f =
         fopencookie((void *)(intptr_t)fd, "w", (cookie_io_functions_t){.write = stream_write});
-    if (f) setvbuf(f, NULL, mode, BUFSIZ);
+    if (f) (void)setvbuf(f, NULL, mode, BUFSIZ); /* else the stream's default buffering */
     return f;
 }
 

@@ -160,8 +160,10 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     static sift_fuzzer f;
     worker w = {.sh = sh, .index = index, .stats = &sh->workers[index], .seed = seed};
     w.cursors = calloc(sh->log.nrings, sizeof(*w.cursors));
-    if (!w.cursors || sift_fuzzer_init(&f, &o, target, argv0) != 0 || sift_worker_share(&f, sh))
+    if (!w.cursors || sift_fuzzer_init(&f, &o, target, argv0) != 0 || sift_worker_share(&f, sh)) {
+        free(w.cursors);
         return 1;
+    }
     f.hooks = (sift_fuzzer_hooks){.ctx = &w, .seed = seed_corpus, .found = found, .tick = tick};
     int rc = sift_fuzzer_run(&f);
     sift_fuzzer_free(&f);

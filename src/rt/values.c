@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
-/* Instrumented code computes features with the ABI's constants: the domain must match them. */
+/* Instrumented code computes features with the ABI's constants: the domain must match them.
+ * (Two definitions that must agree, which is why both sides read alike.) */
+/* NOLINTNEXTLINE(misc-redundant-expression) */
 _Static_assert(SIFT_RT_VALUES_COUNTERS == 1u << SIFT_VALUES_FEATURE_BITS,
                "the VALUES domain has 1 << SIFT_VALUES_FEATURE_BITS counters");
 _Static_assert(SIFT_DIRTY_SHIFT == SIFT_VALUES_DIRTY_SHIFT,
@@ -169,7 +171,7 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
         fprintf(stderr,
                 "sift: a module was instrumented for values ABI %u, this runtime reads %u; "
                 "ignoring its table\n",
-                abi, SIFT_VALUES_ABI);
+                abi, (unsigned)SIFT_VALUES_ABI);
         return;
     }
     module->counters = rt->values.counters;

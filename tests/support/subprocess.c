@@ -23,7 +23,7 @@ static void read_back(FILE *f, char *buf)
     rewind(f);
     size_t n = fread(buf, 1, SIFT_TEST_OUT_CAP - 1, f);
     buf[n] = '\0';
-    fclose(f);
+    (void)fclose(f);
 }
 
 void sift_test_run(sift_test_proc *p, const char *const *argv, const char *const *env)
@@ -79,8 +79,8 @@ static int enter_jail(const sift_test_jail *j)
         return -1;
     if (j->fsize) {
         struct rlimit r = {j->fsize, j->fsize};
-        signal(SIGXFSZ, SIG_IGN); /* an ignored signal stays ignored across exec */
-        if (setrlimit(RLIMIT_FSIZE, &r) != 0) return -1;
+        /* An ignored signal stays ignored across exec. */
+        if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &r) != 0) return -1;
     }
     return 0;
 }
@@ -190,7 +190,7 @@ char *sift_test_tmpdir(void)
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
-    remove(path);
+    (void)remove(path); /* what cannot be removed stays: the walk goes on */
     return 0;
 }
 
