@@ -82,7 +82,7 @@ $(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
 	    -o $@
 
 # sift show DIR: a campaign's output folder summed up and plotted (docs/watching.md).
-$(BUILD)/bin/sift: $(call obj,$(CLI_SRC))
+$(BUILD)/bin/sift: $(call obj,$(CLI_SRC) src/engine/humanize.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lm -o $@
 

@@ -60,25 +60,8 @@ static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fm
 
 /* Expects LINE (which starts with "sift: ") to be the one line of sift's own in what the last
  * command printed to stderr. */
-static void one_line(const char *what, const char *line)
-{
-    const char *at = strstr(proc.err, line);
-    if (!at) fail_msg("%s: expected '%s' in:\n%s", what, line, proc.err);
-    if (strstr(proc.err, "sift: ") != at || strstr(at + 1, "sift: "))
-        fail_msg("%s: more lines than '%s':\n%s", what, line, proc.err);
-}
-
-/* Whether every file in folder SUB is named by the SHA-1 of what it holds (no file cut short
- * under its final name) and none is hidden (no temporary left); how many there are. */
-static long intact_files(const char *sub)
-{
-    if (sh("cd %s && n=0 && for f in * .[!.]*; do [ -e \"$f\" ] || continue; "
-           "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"$f\" ] || { echo \"bad $f\"; exit 1; }; "
-           "n=$((n+1)); done; echo $n",
-           sub) != 0)
-        return -1;
-    return strtol(proc.out, NULL, 10);
-}
+#define one_line(what, line) sift_test_one_line(&proc, what, line)
+#define intact_files(sub)    sift_test_intact_files(&proc, dir, sub)
 
 static int build_harnesses(void **state)
 {

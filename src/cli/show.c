@@ -4,6 +4,7 @@
 #include "cli/show.h"
 #include "cli/outread.h"
 #include "cli/svg.h"
+#include "engine/humanize.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -32,42 +33,6 @@ void sift_show_usage(FILE *out)
           "Exit status: 0; 1 when DIR cannot be read as an output folder (one line on stderr\n"
           "names the path and the problem); 2 for a usage error.\n",
           out);
-}
-
-static const char *count(uint64_t v, char buf[32])
-{
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    char *p = buf;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0) *p++ = ',';
-        *p++ = digits[i];
-    }
-    *p = '\0';
-    return buf;
-}
-
-static const char *clock_time(uint64_t s, char buf[32])
-{
-    snprintf(buf, 32, "%llu:%02llu:%02llu", (unsigned long long)(s / 3600),
-             (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
-    return buf;
-}
-
-static const char *span(uint64_t s, char buf[32])
-{
-    if (s < 60)
-        snprintf(buf, 32, "%llus", (unsigned long long)s);
-    else if (s < 3600)
-        snprintf(buf, 32, "%llum%02llus", (unsigned long long)(s / 60),
-                 (unsigned long long)(s % 60));
-    else if (s < 86400)
-        snprintf(buf, 32, "%lluh%02llum", (unsigned long long)(s / 3600),
-                 (unsigned long long)(s / 60 % 60));
-    else
-        snprintf(buf, 32, "%llud%02lluh", (unsigned long long)(s / 86400),
-                 (unsigned long long)(s / 3600 % 24));
-    return buf;
 }
 
 static const char *date(uint64_t unix_s, char buf[32])
@@ -113,8 +78,8 @@ static int write_plot(const char *path, const sift_svg_plot *p, char *err, size_
 static void list(FILE *out, const char *what, char **paths, size_t n, uint64_t said)
 {
     char a[32];
-    fprintf(out, "%-11s %s", what, count(n, a));
-    if (said != n) fprintf(out, " (fuzzer_stats counts %s)", count(said, a));
+    fprintf(out, "%-11s %s", what, sift_human_count(n, a));
+    if (said != n) fprintf(out, " (fuzzer_stats counts %s)", sift_human_count(said, a));
     fputc('\n', out);
     for (size_t i = 0; i < n && i < MAX_LISTED; i++)
         fprintf(out, "%-11s %s\n", "", paths[i]);
@@ -133,34 +98,36 @@ static void summary(FILE *out, const char *dir, const sift_out_stats *st, const 
             banner ? ", banner " : "", banner ? st->banner : "",
             (unsigned long long)st->fuzzer_pid);
     fprintf(out, "%-11s %s, last update %s (%s ago)\n", "started", date(st->start_time, a),
-            date(st->last_update, b), span(now > st->last_update ? now - st->last_update : 0, c));
-    fprintf(out, "%-11s %s", "run time", clock_time(st->run_time, a));
+            date(st->last_update, b),
+            sift_human_span(now > st->last_update ? now - st->last_update : 0, c));
+    fprintf(out, "%-11s %s", "run time", sift_human_clock(st->run_time, a));
     if (pl->sessions > 1)
         fprintf(out, " (the last of %u runs; %s in all)", pl->sessions,
-                clock_time((uint64_t)pl->points[pl->n - 1].time, b));
+                sift_human_clock((uint64_t)pl->points[pl->n - 1].time, b));
     fputc('\n', out);
-    fprintf(out, "%-11s %s\n", "execs", count(st->execs_done, a));
+    fprintf(out, "%-11s %s\n", "execs", sift_human_count(st->execs_done, a));
     fprintf(out, "%-11s %s (average over the run)\n", "exec/s",
-            count((uint64_t)(st->execs_per_sec + 0.5), a));
+            sift_human_count((uint64_t)(st->execs_per_sec + 0.5), a));
     if (st->has_edges)
-        fprintf(out, "%-11s %s edges of %s (%.2f%%)\n", "coverage", count(st->edges_found, a),
-                count(st->total_edges, b),
+        fprintf(out, "%-11s %s edges of %s (%.2f%%)\n", "coverage",
+                sift_human_count(st->edges_found, a), sift_human_count(st->total_edges, b),
                 st->total_edges ? 100.0 * (double)st->edges_found / (double)st->total_edges : 0);
     else
         fprintf(out, "%-11s %.2f%% of the map\n", "coverage", st->bitmap_cvg);
-    fprintf(out, "%-11s %s entries, %s favored\n", "corpus", count(st->corpus_count, a),
-            count(st->corpus_favored, b));
+    fprintf(out, "%-11s %s entries, %s favored\n", "corpus", sift_human_count(st->corpus_count, a),
+            sift_human_count(st->corpus_favored, b));
     list(out, "crashes", crashes, ncrashes, st->saved_crashes);
     list(out, "hangs", hangs, nhangs, st->saved_hangs);
     if (!st->last_find || st->last_find < st->start_time)
         fprintf(out, "%-11s none in this run\n", "last find");
     else
         fprintf(out, "%-11s %s into the run, %s before the last update\n", "last find",
-                clock_time(st->last_find - st->start_time, a),
-                span(st->last_update > st->last_find ? st->last_update - st->last_find : 0, b));
+                sift_human_clock(st->last_find - st->start_time, a),
+                sift_human_span(
+                    st->last_update > st->last_find ? st->last_update - st->last_find : 0, b));
     if (plot_path)
         fprintf(out, "%-11s %s (%zu points over %s)\n", "plot", plot_path, pl->n,
-                clock_time((uint64_t)pl->points[pl->n - 1].time, a));
+                sift_human_clock((uint64_t)pl->points[pl->n - 1].time, a));
 }
 
 typedef struct {

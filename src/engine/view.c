@@ -5,6 +5,7 @@
  * report) land below the view, which is what a report that ends the process wants. */
 #define _GNU_SOURCE
 #include "engine/view.h"
+#include "engine/humanize.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,20 +35,6 @@ bool sift_view_wanted(const sift_options *o)
 
 /* --- Rendering: a pure function of the numbers, so that tests can check it. --- */
 
-/* V with thousands separators: 1234567 is "1,234,567". */
-static const char *count(uint64_t v, char buf[32])
-{
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    char *p = buf;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0) *p++ = ',';
-        *p++ = digits[i];
-    }
-    *p = '\0';
-    return buf;
-}
-
 static const char *bytes(size_t v, char buf[32])
 {
     if (v < (1u << 14))
@@ -56,29 +43,6 @@ static const char *bytes(size_t v, char buf[32])
         snprintf(buf, 32, "%zuKb", v >> 10);
     else
         snprintf(buf, 32, "%zuMb", v >> 20);
-    return buf;
-}
-
-/* A run time as H:MM:SS. */
-static const char *clock_time(uint64_t ns, char buf[32])
-{
-    unsigned long long s = ns / SECOND_NS;
-    snprintf(buf, 32, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
-    return buf;
-}
-
-/* A time span in its two largest units: 7s, 3m12s, 2h05m, 3d04h. */
-static const char *span(uint64_t ns, char buf[32])
-{
-    unsigned long long s = ns / SECOND_NS;
-    if (s < 60)
-        snprintf(buf, 32, "%llus", s);
-    else if (s < 3600)
-        snprintf(buf, 32, "%llum%02llus", s / 60, s % 60);
-    else if (s < 86400)
-        snprintf(buf, 32, "%lluh%02llum", s / 3600, s / 60 % 60);
-    else
-        snprintf(buf, 32, "%llud%02lluh", s / 86400, s / 3600 % 24);
     return buf;
 }
 
@@ -117,14 +81,14 @@ static void worker_line(sink *k, unsigned i, const sift_view_worker *w, bool don
     else
         snprintf(pid, sizeof pid, "-");
     if (w->pid > 0 && w->stalled_ns)
-        snprintf(state, sizeof state, "stalled %s", span(w->stalled_ns, sp));
+        snprintf(state, sizeof state, "stalled %s", sift_human_span(w->stalled_ns / SECOND_NS, sp));
     else
         snprintf(state, sizeof state, "%s", w->pid > 0 ? "alive" : w->finished ? "done" : "down");
     if (w->starts > 1)
         snprintf(state + strlen(state), sizeof state - strlen(state), ", restarted %ux",
                  w->starts - 1);
     line(k, "  %-3u pid %-8s exec/s %-9s %s", i, pid,
-         count(done ? w->exec_per_sec_avg : w->exec_per_sec, rate), state);
+         sift_human_count(done ? w->exec_per_sec_avg : w->exec_per_sec, rate), state);
 }
 
 unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned max_lines, char *out,
@@ -138,21 +102,26 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
     unsigned limit = max_lines ? max_lines : ~0u;
     char title[LINE_CAP];
     snprintf(title, sizeof title, "sift %s%s  run time %s  execs %s  exec/s %s", target,
-             st->done ? " (done)" : "", clock_time(st->run_ns, a), count(st->execs, b),
-             count(st->done ? st->exec_per_sec : st->exec_per_sec_now, c));
+             st->done ? " (done)" : "", sift_human_clock(st->run_ns / SECOND_NS, a),
+             sift_human_count(st->execs, b),
+             sift_human_count(st->done ? st->exec_per_sec : st->exec_per_sec_now, c));
     if (st->done)
         line(&k, "%s avg", title);
     else
-        line(&k, "%s (avg %s)", title, count(st->exec_per_sec, d));
+        line(&k, "%s (avg %s)", title, sift_human_count(st->exec_per_sec, d));
     if (k.lines < limit)
-        line(&k, "coverage %s edges  features %s  corpus %s (favored %s, %s)", count(st->cov, a),
-             count(st->ft, b), count(st->corpus, c), count(st->favored, d),
+        line(&k, "coverage %s edges  features %s  corpus %s (favored %s, %s)",
+             sift_human_count(st->cov, a), sift_human_count(st->ft, b),
+             sift_human_count(st->corpus, c), sift_human_count(st->favored, d),
              bytes(st->corpus_bytes, (char[32]){0}));
     if (k.lines < limit) {
         char since[48] = "none yet";
-        if (st->found_any) snprintf(since, sizeof since, "%s ago", span(st->since_new_ns, a));
-        line(&k, "crashes %s  timeouts %s  ooms %s  last new coverage %s", count(st->crashes, b),
-             count(st->timeouts, c), count(st->ooms, d), since);
+        if (st->found_any)
+            snprintf(since, sizeof since, "%s ago",
+                     sift_human_span(st->since_new_ns / SECOND_NS, a));
+        line(&k, "crashes %s  timeouts %s  ooms %s  last new coverage %s",
+             sift_human_count(st->crashes, b), sift_human_count(st->timeouts, c),
+             sift_human_count(st->ooms, d), since);
     }
     if (!st->nworkers || k.lines >= limit) return k.lines;
     unsigned alive = 0, stalled = 0, restarts = 0;

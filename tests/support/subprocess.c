@@ -3,12 +3,17 @@
 #define _GNU_SOURCE
 #include "subprocess.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,4 +219,24 @@ char *sift_test_write(const char *dir, const char *name, const char *text, unsig
     }
     close(fd);
     return path;
+}
+
+void sift_test_one_line(const sift_test_proc *p, const char *what, const char *line)
+{
+    const char *at = strstr(p->err, line);
+    if (!at) fail_msg("%s: expected '%s' in:\n%s", what, line, p->err);
+    if (strstr(p->err, "sift: ") != at || strstr(at + 1, "sift: "))
+        fail_msg("%s: more lines than '%s':\n%s", what, line, p->err);
+}
+
+long sift_test_intact_files(sift_test_proc *p, const char *dir, const char *sub)
+{
+    if (sift_test_sh(
+            p, dir,
+            "cd %s && n=0 && for f in * .[!.]*; do [ -e \"$f\" ] || continue; "
+            "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"$f\" ] || { echo \"bad $f\"; exit 1; }; "
+            "n=$((n+1)); done; echo $n",
+            sub) != 0)
+        return -1;
+    return strtol(p->out, NULL, 10);
 }

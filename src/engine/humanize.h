@@ -1,0 +1,15 @@
+/* Numbers and times as people read them, for the live view and `sift show`. Each writes into
+ * BUF (32 bytes) and returns it, so that several can appear in one printf. */
+#ifndef SIFT_HUMANIZE_H
+#define SIFT_HUMANIZE_H
+
+#include <stdint.h>
+
+/* V with thousands separators: 1234567 is "1,234,567". */
+const char *sift_human_count(uint64_t v, char buf[32]);
+/* A run time of S seconds as H:MM:SS. */
+const char *sift_human_clock(uint64_t s, char buf[32]);
+/* A span of S seconds in its two largest units: 7s, 3m12s, 2h05m, 3d04h. */
+const char *sift_human_span(uint64_t s, char buf[32]);
+
+#endif
