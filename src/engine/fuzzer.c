@@ -324,7 +324,7 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
 
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra)
 {
-    if (sift_view_active()) return; /* the live view shows all of it */
+    if (sift_view_active(f->view)) return; /* the live view shows all of it */
     size_t cov = 0, ft = 0;
     sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov, NULL);
     sift_snapshot_count(f->snap, f->mask, NULL, &ft);
@@ -490,7 +490,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
     size_t largest = sift_corpus_max_size(f->corpus);
     f->len_limit = f->opts->len_control ? (largest > 4 ? largest : 4) : f->max_len;
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
-    bool view = sift_view_wanted(f->opts) && sift_view_start();
+    if (sift_view_wanted(f->opts)) f->view = sift_view_start();
+    bool view = f->view != NULL;
     sift_fuzzer_status(f, "INITED", NULL);
     if (view) sift_stats_view(f, false);
     /* Statistics that cannot be written stop the campaign, as finds that cannot be saved do:
@@ -518,7 +519,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);
             next_pulse *= 2;
         }
-        if (view && sift_view_due(f->exec_end_ns)) sift_stats_view(f, false);
+        if (view && sift_view_due(f->view, f->exec_end_ns)) sift_stats_view(f, false);
         if ((f->stats.execs & 1023) == 0 && f->opts->stats_file) {
             uint64_t now = sift_now_ns();
             if (now >= next_stats_ns) {
@@ -530,7 +531,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
     sift_fuzzer_status(f, "DONE", NULL);
     if (view) {
         /* SIGINT's handler wrote its line below the view. */
-        if (f->fault.stop_requested) sift_view_detach();
+        if (f->fault.stop_requested) sift_view_detach(f->view);
         sift_stats_view(f, true);
     }
     if (rc == 0 && f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;

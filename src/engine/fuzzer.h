@@ -44,6 +44,7 @@ struct sift_fuzzer {
     sift_snapshot *snap;
     sift_corpus *corpus;
     sift_rng rng;
+    struct sift_view *view; /* the live view while it runs (view.h), else NULL */
     sift_dict dict;
     sift_mutator mutator;
     sift_fault fault;

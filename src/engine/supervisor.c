@@ -352,7 +352,8 @@ static int campaign(sift_super *s)
     s->fuzz_start_ns = sift_now_ns();
     for (unsigned k = 0; k < s->n && !s->stopping; k++)
         start_worker(s, k);
-    bool view = sift_view_wanted(s->o) && sift_view_start();
+    if (sift_view_wanted(s->o)) s->view = sift_view_start();
+    bool view = s->view != NULL;
     sift_super_status(s, "INITED", 0);
     uint64_t settled = 0;
     while (!s->stopping) {
@@ -367,7 +368,7 @@ static int campaign(sift_super *s)
         }
         if (s->sync && !s->stopping) sync_round(s, now);
         sift_super_report(s, now, false);
-        if (view && sift_view_due(now)) sift_super_view(s, now, false);
+        if (view && sift_view_due(s->view, now)) sift_super_view(s, now, false);
         if (g_interrupts || out_of_budget(s, now)) s->stopping = true;
     }
     stop_workers(s);

@@ -260,7 +260,7 @@ void sift_super_report_finds(sift_super *s)
 
 void sift_super_status(sift_super *s, const char *what, size_t size)
 {
-    if (sift_view_active()) return; /* the live view shows all of it */
+    if (sift_view_active(s->view)) return; /* the live view shows all of it */
     uint64_t now = sift_now_ns();
     count(s, now);
     size_t bytes = sift_corpus_bytes(s->camp.corpus);
@@ -439,9 +439,9 @@ void sift_super_view(sift_super *s, uint64_t now, bool final)
         .workers = workers,
     };
     if (final)
-        sift_view_finish(&st, now);
+        sift_view_finish(s->view, &st, now);
     else
-        sift_view_update(&st, now);
+        sift_view_update(s->view, &st, now);
     free(workers);
 }
 

@@ -37,7 +37,8 @@ typedef struct {
     char **argv;
     unsigned n; /* workers; ring n is the sync ring */
     sift_shared sh;
-    sift_snapshot *snap; /* the supervisor's view, for counts */
+    sift_snapshot *snap;    /* the supervisor's view, for counts */
+    struct sift_view *view; /* the live view while it runs (view.h), else NULL */
     sift_super_slot *slots;
     int *logs; /* per slot, then one for sync children */
     uint64_t *cursors;

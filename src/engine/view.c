@@ -144,21 +144,27 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
 
 /* --- The terminal. --- */
 
-/* The view is one per process: it owns stderr, and the stdio streams that stand in for
- * stderr and stdout reach it without context but their file descriptor. */
-static struct {
+/* The stdio streams that stand in for stderr and stdout reach the view through their cookie. */
+typedef struct {
+    sift_view *view;
+    int fd;
+} view_stream;
+
+struct sift_view {
     pthread_mutex_t lock;
     bool active;
     pid_t owner;
+    view_stream err_stream, out_stream;
     FILE *orig_err, *orig_out; /* given back by sift_view_finish */
     char text[TEXT_CAP];       /* the view as last rendered */
+    char frame[TEXT_CAP * 2];  /* what one redraw writes */
     unsigned lines;            /* lines of it on the screen above the cursor; 0: not drawn */
     bool col0;                 /* the cursor is at the start of a line */
     uint64_t next_ns, rate_ns, rate_execs, rate_now;
     unsigned nworkers;
     uint64_t *w_execs, *w_moved_ns, *w_rate;
     int *w_pid;
-} g_view = {.lock = PTHREAD_MUTEX_INITIALIZER};
+};
 
 static void write_all(int fd, const char *buf, size_t n)
 {
@@ -172,24 +178,25 @@ static void write_all(int fd, const char *buf, size_t n)
 }
 
 /* Moves the cursor from below the drawn view to its first line. */
-static size_t up(char *buf, size_t cap)
+static size_t up(const sift_view *v, char *buf, size_t cap)
 {
-    if (!g_view.lines) return 0;
-    int n = snprintf(buf, cap, "\r\033[%uA", g_view.lines);
+    if (!v->lines) return 0;
+    int n = snprintf(buf, cap, "\r\033[%uA", v->lines);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
 /* Replaces what is drawn (if anything) with the rendered text, in one write. */
-static void draw_locked(void)
+static void draw_locked(sift_view *v)
 {
-    static char buf[TEXT_CAP * 2];
+    char *buf = v->frame;
+    const size_t cap = sizeof v->frame;
     size_t n = 0;
-    if (!g_view.col0) buf[n++] = '\n';
-    n += up(buf + n, sizeof buf - n);
+    if (!v->col0) buf[n++] = '\n';
+    n += up(v, buf + n, cap - n);
     unsigned lines = 0;
-    for (const char *p = g_view.text; *p;) {
+    for (const char *p = v->text; *p;) {
         size_t len = strcspn(p, "\n");
-        if (n + len + 8 > sizeof buf) break;
+        if (n + len + 8 > cap) break;
         memcpy(buf + n, p, len);
         n += len;
         memcpy(buf + n, "\033[K\n", 4); /* the rest of an older, longer line */
@@ -200,43 +207,44 @@ static void draw_locked(void)
     memcpy(buf + n, "\033[J", 3); /* the lines of an older, longer view */
     n += 3;
     write_all(STDERR_FILENO, buf, n);
-    g_view.lines = lines;
-    g_view.col0 = true;
+    v->lines = lines;
+    v->col0 = true;
 }
 
-static void erase_locked(void)
+static void erase_locked(sift_view *v)
 {
     char buf[32];
-    size_t n = up(buf, sizeof buf);
+    size_t n = up(v, buf, sizeof buf);
     if (!n) return;
     memcpy(buf + n, "\033[J", 3);
     write_all(STDERR_FILENO, buf, n + 3);
-    g_view.lines = 0;
+    v->lines = 0;
 }
 
 /* The write function of the streams that replace stderr and stdout; the cookie is the file
  * descriptor. A child forked after the start writes straight through: its stderr is a log. */
 static ssize_t stream_write(void *cookie, const char *buf, size_t n)
 {
-    int fd = (int)(intptr_t)cookie;
-    if (getpid() != g_view.owner) {
+    const view_stream *vs = cookie;
+    sift_view *v = vs->view;
+    int fd = vs->fd;
+    if (getpid() != v->owner) {
         write_all(fd, buf, n);
         return (ssize_t)n;
     }
-    pthread_mutex_lock(&g_view.lock);
-    if (g_view.active) erase_locked();
+    pthread_mutex_lock(&v->lock);
+    if (v->active) erase_locked(v);
     write_all(fd, buf, n);
-    if (n) g_view.col0 = buf[n - 1] == '\n';
+    if (n) v->col0 = buf[n - 1] == '\n';
     /* A line cut in the middle waits for its end, or for the next redraw. */
-    if (g_view.active && g_view.col0 && g_view.text[0]) draw_locked();
-    pthread_mutex_unlock(&g_view.lock);
+    if (v->active && v->col0 && v->text[0]) draw_locked(v);
+    pthread_mutex_unlock(&v->lock);
     return (ssize_t)n;
 }
 
-static FILE *stream(int fd, int mode)
+static FILE *stream(view_stream *vs, int mode)
 {
-    FILE *f =
-        fopencookie((void *)(intptr_t)fd, "w", (cookie_io_functions_t){.write = stream_write});
+    FILE *f = fopencookie(vs, "w", (cookie_io_functions_t){.write = stream_write});
     if (f) (void)setvbuf(f, NULL, mode, BUFSIZ); /* else the stream's default buffering */
     return f;
 }
@@ -249,102 +257,108 @@ static bool stdout_shares_terminal(void)
            fstat(STDERR_FILENO, &err) == 0 && out.st_rdev == err.st_rdev;
 }
 
-bool sift_view_start(void)
+sift_view *sift_view_start(void)
 {
-    if (sift_view_active()) return true;
-    FILE *err = stream(STDERR_FILENO, _IONBF);
-    if (!err) return false;
-    FILE *out = stdout_shares_terminal() ? stream(STDOUT_FILENO, _IOLBF) : NULL;
+    sift_view *v = calloc(1, sizeof(*v));
+    if (!v || pthread_mutex_init(&v->lock, NULL) != 0) {
+        free(v);
+        return NULL;
+    }
+    v->err_stream = (view_stream){.view = v, .fd = STDERR_FILENO};
+    v->out_stream = (view_stream){.view = v, .fd = STDOUT_FILENO};
+    FILE *err = stream(&v->err_stream, _IONBF);
+    if (!err) {
+        pthread_mutex_destroy(&v->lock);
+        free(v);
+        return NULL;
+    }
+    FILE *out = stdout_shares_terminal() ? stream(&v->out_stream, _IOLBF) : NULL;
     fflush(stdout);
-    pthread_mutex_lock(&g_view.lock);
-    g_view.orig_err = stderr;
-    g_view.orig_out = stdout;
+    pthread_mutex_lock(&v->lock);
+    v->orig_err = stderr;
+    v->orig_out = stdout;
     stderr = err; /* glibc: stdin, stdout and stderr are variables one may assign */
     if (out) stdout = out;
-    g_view.owner = getpid();
-    g_view.active = true;
-    g_view.col0 = true;
-    g_view.lines = 0;
-    g_view.text[0] = '\0';
-    g_view.next_ns = 0;
-    g_view.rate_ns = 0;
-    pthread_mutex_unlock(&g_view.lock);
-    return true;
+    v->owner = getpid();
+    v->active = true;
+    v->col0 = true;
+    pthread_mutex_unlock(&v->lock);
+    return v;
 }
 
-bool sift_view_active(void)
+bool sift_view_active(const sift_view *v)
 {
-    return g_view.active && getpid() == g_view.owner;
+    return v && v->active && getpid() == v->owner;
 }
 
-bool sift_view_due(uint64_t now_ns)
+bool sift_view_due(const sift_view *v, uint64_t now_ns)
 {
-    return sift_view_active() && now_ns >= g_view.next_ns;
+    return sift_view_active(v) && now_ns >= v->next_ns;
 }
 
-void sift_view_detach(void)
+void sift_view_detach(sift_view *v)
 {
-    pthread_mutex_lock(&g_view.lock);
-    g_view.lines = 0;
-    g_view.col0 = true; /* the handlers' lines end in a newline */
-    pthread_mutex_unlock(&g_view.lock);
+    if (!v) return;
+    pthread_mutex_lock(&v->lock);
+    v->lines = 0;
+    v->col0 = true; /* the handlers' lines end in a newline */
+    pthread_mutex_unlock(&v->lock);
 }
 
 /* Keeps per-slot history as long as the slots; false when out of memory. */
-static bool track_workers(unsigned n)
+static bool track_workers(sift_view *v, unsigned n)
 {
-    if (n <= g_view.nworkers) return true;
-    uint64_t *e = realloc(g_view.w_execs, n * sizeof(*e));
-    if (e) g_view.w_execs = e;
-    uint64_t *m = realloc(g_view.w_moved_ns, n * sizeof(*m));
-    if (m) g_view.w_moved_ns = m;
-    uint64_t *r = realloc(g_view.w_rate, n * sizeof(*r));
-    if (r) g_view.w_rate = r;
-    int *p = realloc(g_view.w_pid, n * sizeof(*p));
-    if (p) g_view.w_pid = p;
+    if (n <= v->nworkers) return true;
+    uint64_t *e = realloc(v->w_execs, n * sizeof(*e));
+    if (e) v->w_execs = e;
+    uint64_t *m = realloc(v->w_moved_ns, n * sizeof(*m));
+    if (m) v->w_moved_ns = m;
+    uint64_t *r = realloc(v->w_rate, n * sizeof(*r));
+    if (r) v->w_rate = r;
+    int *p = realloc(v->w_pid, n * sizeof(*p));
+    if (p) v->w_pid = p;
     if (!e || !m || !r || !p) return false;
-    for (unsigned k = g_view.nworkers; k < n; k++) {
-        g_view.w_execs[k] = g_view.w_moved_ns[k] = g_view.w_rate[k] = 0;
-        g_view.w_pid[k] = 0;
+    for (unsigned k = v->nworkers; k < n; k++) {
+        v->w_execs[k] = v->w_moved_ns[k] = v->w_rate[k] = 0;
+        v->w_pid[k] = 0;
     }
-    g_view.nworkers = n;
+    v->nworkers = n;
     return true;
 }
 
 /* The rates since the last update that was at least MIN_RATE_NS ago, and the stalls. */
-static void fill_rates(sift_view_stats *st, uint64_t now)
+static void fill_rates(sift_view *v, sift_view_stats *st, uint64_t now)
 {
-    bool fresh = !g_view.rate_ns || now - g_view.rate_ns >= MIN_RATE_NS;
-    uint64_t dt = g_view.rate_ns ? now - g_view.rate_ns : 0;
+    bool fresh = !v->rate_ns || now - v->rate_ns >= MIN_RATE_NS;
+    uint64_t dt = v->rate_ns ? now - v->rate_ns : 0;
     if (fresh) {
-        g_view.rate_now =
-            dt && st->execs >= g_view.rate_execs
-                ? (uint64_t)((double)(st->execs - g_view.rate_execs) * 1e9 / (double)dt)
-                : st->exec_per_sec;
-        g_view.rate_execs = st->execs;
+        v->rate_now = dt && st->execs >= v->rate_execs
+                          ? (uint64_t)((double)(st->execs - v->rate_execs) * 1e9 / (double)dt)
+                          : st->exec_per_sec;
+        v->rate_execs = st->execs;
     }
-    st->exec_per_sec_now = g_view.rate_now;
-    bool tracked = track_workers(st->nworkers);
+    st->exec_per_sec_now = v->rate_now;
+    bool tracked = track_workers(v, st->nworkers);
     for (unsigned k = 0; k < st->nworkers; k++) {
         sift_view_worker *w = &st->workers[k];
         if (!tracked) break;
-        if (w->pid != g_view.w_pid[k] || w->execs < g_view.w_execs[k] || !g_view.rate_ns) {
+        if (w->pid != v->w_pid[k] || w->execs < v->w_execs[k] || !v->rate_ns) {
             /* A new worker in the slot, or the first look at it. */
-            g_view.w_pid[k] = w->pid;
-            g_view.w_moved_ns[k] = now;
-            g_view.w_rate[k] = 0;
-            g_view.w_execs[k] = w->execs;
+            v->w_pid[k] = w->pid;
+            v->w_moved_ns[k] = now;
+            v->w_rate[k] = 0;
+            v->w_execs[k] = w->execs;
         } else if (fresh) {
-            uint64_t moved = w->execs - g_view.w_execs[k];
-            g_view.w_rate[k] = dt ? (uint64_t)((double)moved * 1e9 / (double)dt) : 0;
-            if (moved) g_view.w_moved_ns[k] = now;
-            g_view.w_execs[k] = w->execs;
+            uint64_t moved = w->execs - v->w_execs[k];
+            v->w_rate[k] = dt ? (uint64_t)((double)moved * 1e9 / (double)dt) : 0;
+            if (moved) v->w_moved_ns[k] = now;
+            v->w_execs[k] = w->execs;
         }
-        w->exec_per_sec = w->pid > 0 ? g_view.w_rate[k] : 0;
-        uint64_t still = now - g_view.w_moved_ns[k];
+        w->exec_per_sec = w->pid > 0 ? v->w_rate[k] : 0;
+        uint64_t still = now - v->w_moved_ns[k];
         w->stalled_ns = w->pid > 0 && still >= SIFT_VIEW_STALL_NS ? still : 0;
     }
-    if (fresh) g_view.rate_ns = now;
+    if (fresh) v->rate_ns = now;
 }
 
 static void size_of_terminal(unsigned *width, unsigned *height)
@@ -357,37 +371,37 @@ static void size_of_terminal(unsigned *width, unsigned *height)
     }
 }
 
-void sift_view_update(sift_view_stats *st, uint64_t now_ns)
+void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns)
 {
-    if (!sift_view_active()) return;
-    pthread_mutex_lock(&g_view.lock);
-    fill_rates(st, now_ns);
+    if (!sift_view_active(v)) return;
+    pthread_mutex_lock(&v->lock);
+    fill_rates(v, st, now_ns);
     unsigned width, height;
     size_of_terminal(&width, &height);
-    sift_view_render(st, width, height, g_view.text, sizeof g_view.text);
-    draw_locked();
-    g_view.next_ns = now_ns + REDRAW_NS;
-    pthread_mutex_unlock(&g_view.lock);
+    sift_view_render(st, width, height, v->text, sizeof v->text);
+    draw_locked(v);
+    v->next_ns = now_ns + REDRAW_NS;
+    pthread_mutex_unlock(&v->lock);
 }
 
-void sift_view_finish(sift_view_stats *st, uint64_t now_ns)
+void sift_view_finish(sift_view *v, sift_view_stats *st, uint64_t now_ns)
 {
-    if (!sift_view_active()) return;
+    if (!sift_view_active(v)) return;
     st->done = true;
-    sift_view_update(st, now_ns);
+    sift_view_update(v, st, now_ns);
     fflush(stdout);
-    pthread_mutex_lock(&g_view.lock);
+    pthread_mutex_lock(&v->lock);
     /* The streams stay open, writing straight through: someone may hold on to them. */
-    g_view.active = false;
-    g_view.lines = 0;
-    stderr = g_view.orig_err;
-    stdout = g_view.orig_out;
-    pthread_mutex_unlock(&g_view.lock);
-    free(g_view.w_execs);
-    free(g_view.w_moved_ns);
-    free(g_view.w_rate);
-    free(g_view.w_pid);
-    g_view.w_execs = g_view.w_moved_ns = g_view.w_rate = NULL;
-    g_view.w_pid = NULL;
-    g_view.nworkers = 0;
+    v->active = false;
+    v->lines = 0;
+    stderr = v->orig_err;
+    stdout = v->orig_out;
+    pthread_mutex_unlock(&v->lock);
+    free(v->w_execs);
+    free(v->w_moved_ns);
+    free(v->w_rate);
+    free(v->w_pid);
+    v->w_execs = v->w_moved_ns = v->w_rate = NULL;
+    v->w_pid = NULL;
+    v->nworkers = 0;
 }

@@ -52,25 +52,30 @@ bool sift_view_wanted(const sift_options *opts);
 unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned max_lines, char *out,
                           size_t cap);
 
-/* Starts the view on stderr; from now on stdio output of this process appears above it. Returns
- * false, changing nothing, when it cannot (the caller prints status lines then). */
-bool sift_view_start(void);
+/* The view of one process, which owns its stderr while it runs. */
+typedef struct sift_view sift_view;
 
-/* Whether the view runs in this process (never in a child forked after its start). */
-bool sift_view_active(void);
+/* Starts the view on stderr; from now on stdio output of this process appears above it. Returns
+ * NULL, changing nothing, when it cannot (the caller prints status lines then). The view is
+ * never freed: the streams that stood in for stderr and stdout stay open after
+ * sift_view_finish (someone may hold on to them) and write through it. */
+sift_view *sift_view_start(void);
+
+/* Whether V (NULL: none) runs in this process (never in a child forked after its start). */
+bool sift_view_active(const sift_view *v);
 
 /* Whether a redraw is due at NOW_NS (monotonic): about once a second. */
-bool sift_view_due(uint64_t now_ns);
+bool sift_view_due(const sift_view *v, uint64_t now_ns);
 
 /* Redraws the view from ST at NOW_NS, filling in the rates since the last update. */
-void sift_view_update(sift_view_stats *st, uint64_t now_ns);
+void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns);
 
 /* Leaves the view drawn where it is: the next redraw starts below it. For lines the view could
  * not see go by (a signal handler's, written straight to the file descriptor). */
-void sift_view_detach(void);
+void sift_view_detach(sift_view *v);
 
 /* Draws ST a last time and leaves it on the screen, the cursor on the line below, and hands
  * stderr and stdout back: what follows is printed below the final view. */
-void sift_view_finish(sift_view_stats *st, uint64_t now_ns);
+void sift_view_finish(sift_view *v, sift_view_stats *st, uint64_t now_ns);
 
 #endif
