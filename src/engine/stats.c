@@ -70,7 +70,7 @@ void sift_stats_view(sift_fuzzer *f, bool final)
     sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &st.cov, NULL);
     sift_snapshot_count(f->snap, f->mask, NULL, &st.ft);
     if (final)
-        sift_view_finish(f->view, &st, now);
+        sift_view_finish(&f->view, &st, now);
     else
         sift_view_update(f->view, &st, now);
 }

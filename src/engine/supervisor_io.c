@@ -439,7 +439,7 @@ void sift_super_view(sift_super *s, uint64_t now, bool final)
         .workers = workers,
     };
     if (final)
-        sift_view_finish(s->view, &st, now);
+        sift_view_finish(&s->view, &st, now);
     else
         sift_view_update(s->view, &st, now);
     free(workers);

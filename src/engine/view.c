@@ -156,6 +156,7 @@ struct sift_view {
     pid_t owner;
     view_stream err_stream, out_stream;
     FILE *orig_err, *orig_out; /* given back by sift_view_finish */
+    FILE *err_file, *out_file; /* the streams standing in for them */
     char text[TEXT_CAP];       /* the view as last rendered */
     char frame[TEXT_CAP * 2];  /* what one redraw writes */
     unsigned lines;            /* lines of it on the screen above the cursor; 0: not drawn */
@@ -277,6 +278,8 @@ sift_view *sift_view_start(void)
     pthread_mutex_lock(&v->lock);
     v->orig_err = stderr;
     v->orig_out = stdout;
+    v->err_file = err;
+    v->out_file = out;
     stderr = err; /* glibc: stdin, stdout and stderr are variables one may assign */
     if (out) stdout = out;
     v->owner = getpid();
@@ -384,24 +387,26 @@ void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns)
     pthread_mutex_unlock(&v->lock);
 }
 
-void sift_view_finish(sift_view *v, sift_view_stats *st, uint64_t now_ns)
+void sift_view_finish(sift_view **vp, sift_view_stats *st, uint64_t now_ns)
 {
+    sift_view *v = *vp;
     if (!sift_view_active(v)) return;
     st->done = true;
     sift_view_update(v, st, now_ns);
     fflush(stdout);
     pthread_mutex_lock(&v->lock);
-    /* The streams stay open, writing straight through: someone may hold on to them. */
     v->active = false;
     v->lines = 0;
     stderr = v->orig_err;
     stdout = v->orig_out;
     pthread_mutex_unlock(&v->lock);
+    (void)fclose(v->err_file);
+    if (v->out_file) (void)fclose(v->out_file);
+    pthread_mutex_destroy(&v->lock);
     free(v->w_execs);
     free(v->w_moved_ns);
     free(v->w_rate);
     free(v->w_pid);
-    v->w_execs = v->w_moved_ns = v->w_rate = NULL;
-    v->w_pid = NULL;
-    v->nworkers = 0;
+    free(v);
+    *vp = NULL;
 }

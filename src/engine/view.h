@@ -56,9 +56,7 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
 typedef struct sift_view sift_view;
 
 /* Starts the view on stderr; from now on stdio output of this process appears above it. Returns
- * NULL, changing nothing, when it cannot (the caller prints status lines then). The view is
- * never freed: the streams that stood in for stderr and stdout stay open after
- * sift_view_finish (someone may hold on to them) and write through it. */
+ * NULL, changing nothing, when it cannot (the caller prints status lines then). */
 sift_view *sift_view_start(void);
 
 /* Whether V (NULL: none) runs in this process (never in a child forked after its start). */
@@ -74,8 +72,9 @@ void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns);
  * not see go by (a signal handler's, written straight to the file descriptor). */
 void sift_view_detach(sift_view *v);
 
-/* Draws ST a last time and leaves it on the screen, the cursor on the line below, and hands
- * stderr and stdout back: what follows is printed below the final view. */
-void sift_view_finish(sift_view *v, sift_view_stats *st, uint64_t now_ns);
+/* Draws ST a last time and leaves it on the screen, the cursor on the line below, hands stderr
+ * and stdout back (what follows is printed below the final view), closes the streams that stood
+ * in for them and frees the view: *VP becomes NULL. */
+void sift_view_finish(sift_view **vp, sift_view_stats *st, uint64_t now_ns);
 
 #endif
