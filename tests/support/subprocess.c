@@ -65,14 +65,22 @@ done:
     free(args);
 }
 
+/* The shell command line that runs FMT's command in folder DIR. */
+__attribute__((format(printf, 3, 0))) static void command_line(char line[4200], const char *dir,
+                                                               const char *fmt, va_list ap)
+{
+    char cmd[4096];
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    snprintf(line, 4200, "cd '%s' && %s", dir, cmd);
+}
+
 int sift_test_sh(sift_test_proc *p, const char *dir, const char *fmt, ...)
 {
-    char cmd[4096], line[4200];
+    char line[4200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    command_line(line, dir, fmt, ap);
     va_end(ap);
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
     sift_test_run(p, (const char *[]){"sh", "-c", line, NULL}, NULL);
     return p->status;
 }
@@ -108,12 +116,11 @@ static int pump(int fd, char *buf, size_t *len)
 int sift_test_sh_jailed(sift_test_proc *p, const sift_test_jail *j, const char *dir,
                         const char *fmt, ...)
 {
-    char cmd[4096], line[4200];
+    char line[4200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    command_line(line, dir, fmt, ap);
     va_end(ap);
-    snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
     p->status = -1;
     p->out[0] = p->err[0] = '\0';
     int out[2], err[2];
