@@ -18,7 +18,7 @@ LDFLAGS += $(SANFLAGS)
 COV_SRC    := $(wildcard src/rt/cov/*.c)
 RT_SRC     := $(wildcard src/rt/*.c)
 INTERPOSE_SRC := $(wildcard src/rt/interpose/*.c)
-ENGINE_SRC := $(wildcard src/engine/*.c)
+ENGINE_SRC := $(wildcard src/engine/*.c src/engine/*/*.c)
 INSTR_SRC  := $(wildcard src/cc/instrument*.c)
 CC_SRC     := $(filter-out $(INSTR_SRC),$(wildcard src/cc/*.c))
 CLI_SRC    := $(filter-out src/cli/gen_man.c,$(wildcard src/cli/*.c))
@@ -82,7 +82,7 @@ $(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
 	    -o $@
 
 # sift show DIR: a campaign's output folder summed up and plotted (docs/watching.md).
-$(BUILD)/bin/sift: $(call obj,$(CLI_SRC) src/engine/humanize.c)
+$(BUILD)/bin/sift: $(call obj,$(CLI_SRC) src/engine/base/humanize.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lm -o $@
 
@@ -123,7 +123,7 @@ bench-novelty: $(BUILD)/lib/libsift-cov.a
 MAN := $(BUILD)/share/man/man1/sift.1
 all: $(MAN)
 
-$(BUILD)/tools/gen_man: $(call obj,src/cli/gen_man.c src/engine/flags.c)
+$(BUILD)/tools/gen_man: $(call obj,src/cli/gen_man.c src/engine/base/options.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 

@@ -1,7 +1,7 @@
 /* sift_dict_parse on any text. What it accepts must hold entries of 1..SIFT_DICT_MAX_ENTRY
  * bytes, each once (a parse keeps its own index to drop duplicates), and read back the same when
  * written out as a dictionary again. */
-#include "engine/dict.h"
+#include "engine/core/dict.h"
 
 #include <stdint.h>
 #include <stdio.h>

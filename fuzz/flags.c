@@ -1,6 +1,6 @@
 /* sift_options_parse on any command line: the input, split at NUL bytes, is argv[1..]. It must
  * accept or refuse with a message, and what it accepts must be within the table's bounds. */
-#include "engine/options.h"
+#include "engine/base/options.h"
 #include "sift/covmap.h"
 
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Queue entry names from a peer's folder (-sync_dir) or a resumed -out folder: sift_outdir_id on
  * any name, checked against a reading of its own, and sift_outdir_safe on any text. */
-#include "engine/outdir.h"
+#include "engine/campaign/outdir.h"
 
 #include <stdint.h>
 #include <stdlib.h>

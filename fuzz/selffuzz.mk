@@ -10,10 +10,10 @@ SELFFUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR) -Iinclude -Isrc \
 selffuzz_obj = $(patsubst %.c,$(SELFFUZZ_DIR)/obj/%.o,$(1))
 
 # The code each harness tests.
-$(SELFFUZZ_DIR)/bin/flags: $(call selffuzz_obj,src/engine/flags.c)
-$(SELFFUZZ_DIR)/bin/dict: $(call selffuzz_obj,src/engine/dict.c)
+$(SELFFUZZ_DIR)/bin/flags: $(call selffuzz_obj,src/engine/base/options.c)
+$(SELFFUZZ_DIR)/bin/dict: $(call selffuzz_obj,src/engine/core/dict.c)
 $(SELFFUZZ_DIR)/bin/export: $(call selffuzz_obj,$(COV_SRC))
-$(SELFFUZZ_DIR)/bin/names: $(call selffuzz_obj,src/engine/outdir.c)
+$(SELFFUZZ_DIR)/bin/names: $(call selffuzz_obj,src/engine/campaign/outdir.c)
 
 $(SELFFUZZ_DIR)/obj/%.o: %.c $(BINS)
 	@mkdir -p $(dir $@)

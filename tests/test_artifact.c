@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/artifact.h"
+#include "engine/contain/artifact.h"
 
 #include <dirent.h>
 #include <errno.h>

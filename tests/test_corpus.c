@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/corpus.h"
-#include "engine/featmap.h"
+#include "engine/core/corpus.h"
+#include "engine/base/featmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/dict.h"
-#include "engine/rng.h"
+#include "engine/core/dict.h"
+#include "engine/base/rng.h"
 
 #include <errno.h>
 #include <stdio.h>

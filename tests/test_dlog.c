@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/dlog.h"
+#include "engine/campaign/dlog.h"
 
 #include <errno.h>
 #include <signal.h>

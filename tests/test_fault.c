@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/artifact.h"
-#include "engine/fault.h"
+#include "engine/contain/artifact.h"
+#include "engine/contain/fault.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/options.h"
+#include "engine/base/options.h"
 #include "sift/covmap.h"
 
 #include <limits.h>

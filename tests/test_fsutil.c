@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/fsutil.h"
+#include "engine/base/fsutil.h"
 #include "support/subprocess.h"
 
 #include <errno.h>

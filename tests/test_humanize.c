@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/humanize.h"
+#include "engine/base/humanize.h"
 
 static void counts_get_thousands_separators(void **state)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/options.h"
+#include "engine/base/options.h"
 #include "sift/version.h"
 #include "support/subprocess.h"
 

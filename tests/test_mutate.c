@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/mutate.h"
+#include "engine/core/mutate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* -trace: the formats, written from records as the rings hold them, and the state-machine
  * example traced as an analyst would, the same in every run and complete up to a crash. */
 #define _GNU_SOURCE
-#include "engine/trace.h"
+#include "engine/modes/trace.h"
 #include "rt/values.h"
 #include "support/subprocess.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/view.h"
+#include "engine/progress/view.h"
 #include "support/subprocess.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
 #ifndef SIFT_INSTRUMENT_H
 #define SIFT_INSTRUMENT_H
 
-#include "rt/values_abi.h"
+#include "abi/values_abi.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>

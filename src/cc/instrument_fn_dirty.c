@@ -5,7 +5,7 @@
  * belongs to the k-th function the pc tables open, and the runtime scans these bytes instead
  * of every counter. */
 #include "cc/instrument.h"
-#include "rt/fn_dirty_abi.h"
+#include "abi/fn_dirty_abi.h"
 
 #include <llvm-c/Comdat.h>
 

@@ -1,6 +1,6 @@
 /* Writes sift(1) to stdout: the fixed sections here, the options from the flag table, so that
  * the installed page cannot drift from what -help=1 prints. */
-#include "engine/options.h"
+#include "engine/base/options.h"
 #include "sift/version.h"
 
 #include <stdio.h>

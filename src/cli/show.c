@@ -4,7 +4,7 @@
 #include "cli/show.h"
 #include "cli/outread.h"
 #include "cli/svg.h"
-#include "engine/humanize.h"
+#include "engine/base/humanize.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,13 +1,13 @@
 /* The harness binary's entry: parses flags, then reproduces, merges, minimises or fuzzes. */
 #include "engine/driver.h"
-#include "engine/artifact.h"
-#include "engine/fsutil.h"
-#include "engine/fuzzer.h"
-#include "engine/merge.h"
-#include "engine/minimize.h"
-#include "engine/options.h"
-#include "engine/supervisor.h"
-#include "engine/trace.h"
+#include "engine/contain/artifact.h"
+#include "engine/base/fsutil.h"
+#include "engine/core/fuzzer.h"
+#include "engine/modes/merge.h"
+#include "engine/modes/minimize.h"
+#include "engine/base/options.h"
+#include "engine/campaign/supervisor.h"
+#include "engine/modes/trace.h"
 #include "sift/version.h"
 
 #include <errno.h>

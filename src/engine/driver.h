@@ -2,7 +2,7 @@
 #ifndef SIFT_DRIVER_H
 #define SIFT_DRIVER_H
 
-#include "engine/fuzzer.h"
+#include "engine/core/fuzzer.h"
 
 /* Everything main() does; returns the process exit code. */
 int sift_driver_main(int argc, char **argv, sift_target_fn target);

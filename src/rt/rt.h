@@ -2,7 +2,7 @@
 #ifndef SIFT_RT_H
 #define SIFT_RT_H
 
-#include "rt/values_abi.h"
+#include "abi/values_abi.h"
 #include "sift/covmap.h"
 
 #include <signal.h>

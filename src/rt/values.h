@@ -4,7 +4,7 @@
 #define SIFT_VALUES_H
 
 #include "rt/rt.h"
-#include "rt/values_abi.h"
+#include "abi/values_abi.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,249 @@
+/* Reading corpora from disk: folder listings and bounded file reads that report, never crash. */
+#include "engine/base/fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Deep enough for any real corpus; also bounds the recursion. */
+#define MAX_DEPTH 32
+
+static int push(sift_pathlist *list, const char *path)
+{
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 64;
+        char **grown = realloc(list->paths, cap * sizeof(*grown));
+        if (!grown) return -1;
+        list->paths = grown;
+        list->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy) return -1;
+    list->paths[list->count++] = copy;
+    return 0;
+}
+
+/* An entry left out of the listing: counted, and the first one described. */
+static void skip(sift_pathlist *list, const char *path, const char *why)
+{
+    if (list->skipped++ == 0)
+        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s", path, why);
+}
+
+/* Folders entered in this listing, by device and inode: a folder reached again through a link
+ * (a loop, or two links to one folder) is listed once, so that no arrangement of links makes
+ * the walk endless or exponential. Open addressing; a zero inode marks an empty slot. */
+typedef struct {
+    dev_t *dev;
+    ino_t *ino;
+    size_t n, cap;
+} seen_set;
+
+static size_t seen_slot(const seen_set *s, dev_t dev, ino_t ino)
+{
+    size_t h = ((size_t)dev * 0x9e3779b97f4a7c15ull ^ (size_t)ino) * 0xff51afd7ed558ccdull;
+    size_t i = (h ^ h >> 29) & (s->cap - 1);
+    while (s->ino[i] && (s->dev[i] != dev || s->ino[i] != ino))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+/* 1 when added, 0 when there already, -1 when out of memory. */
+static int seen_add(seen_set *s, const struct stat *st)
+{
+    if (st->st_ino == 0) return 1; /* no inode number to tell folders apart: trust the depth */
+    if (2 * (s->n + 1) > s->cap) {
+        seen_set grown = {.cap = s->cap ? s->cap * 2 : 64};
+        grown.dev = calloc(grown.cap, sizeof(*grown.dev));
+        grown.ino = calloc(grown.cap, sizeof(*grown.ino));
+        if (!grown.dev || !grown.ino) {
+            free(grown.dev);
+            free(grown.ino);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->ino[i]) {
+                size_t j = seen_slot(&grown, s->dev[i], s->ino[i]);
+                grown.dev[j] = s->dev[i];
+                grown.ino[j] = s->ino[i];
+            }
+        grown.n = s->n;
+        free(s->dev);
+        free(s->ino);
+        *s = grown;
+    }
+    size_t i = seen_slot(s, st->st_dev, st->st_ino);
+    if (s->ino[i]) return 0;
+    s->dev[i] = st->st_dev;
+    s->ino[i] = st->st_ino;
+    s->n++;
+    return 1;
+}
+
+/* Lists the open folder D (named DIR, DEPTH folders below the top) and closes it; -1 only when
+ * out of memory. */
+static int walk(sift_pathlist *list, DIR *d, const char *dir, seen_set *seen, int depth)
+{
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        /* Hidden entries are no inputs: the temporaries of atomic writes (".NAME.tmp.PID.N"),
+         * sift's and AFL++'s state folders. */
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) {
+            skip(list, e->d_name, "path too long");
+            continue;
+        }
+        /* stat, not lstat: links are followed. A dangling link fails with ENOENT, a loop of
+         * links with ELOOP. Nothing here opens the entry, so a FIFO cannot block the walk. */
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            skip(list, path, strerror(errno));
+        } else if (S_ISREG(st.st_mode)) {
+            rc = push(list, path);
+        } else if (!S_ISDIR(st.st_mode)) {
+            skip(list, path, "not a regular file");
+        } else if (depth + 1 >= MAX_DEPTH) {
+            skip(list, path, "nested too deep");
+        } else if ((rc = seen_add(seen, &st)) == 1) {
+            DIR *sub = opendir(path);
+            if (sub)
+                rc = walk(list, sub, path, seen, depth + 1);
+            else
+                skip(list, path, strerror(errno));
+        } else if (rc == 0) {
+            skip(list, path, "a folder listed already (a link back to it)");
+        }
+        if (rc > 0) rc = 0;
+    }
+    closedir(d);
+    return rc;
+}
+
+int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a folder", dir);
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    seen_set seen = {0};
+    int rc;
+    if (seen_add(&seen, &st) < 0) {
+        closedir(d);
+        rc = -1;
+    } else {
+        rc = walk(list, d, dir, &seen, 0);
+    }
+    free(seen.dev);
+    free(seen.ino);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: out of memory while listing", dir);
+        return -1;
+    }
+    return 0;
+}
+
+void sift_pathlist_free(sift_pathlist *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+    *list = (sift_pathlist){0};
+}
+
+int sift_fs_read(const char *path, size_t max, uint8_t **data, size_t *size, bool *truncated,
+                 char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    const char *problem = fstat(fd, &st) != 0    ? strerror(errno)
+                          : S_ISDIR(st.st_mode)  ? "is a folder, expected a file"
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                 : NULL;
+    if (problem) {
+        snprintf(err, errlen, "%s: %s", path, problem);
+        close(fd);
+        return -1;
+    }
+    size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+    uint8_t *buf = malloc(want ? want : 1);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory reading %zu bytes", path, want);
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (n == 0) break; /* shrank while reading: take what is there */
+        got += (size_t)n;
+    }
+    close(fd);
+    *data = buf;
+    *size = got;
+    if (truncated) *truncated = (size_t)st.st_size > max;
+    return 0;
+}
+
+int sift_fs_check_writable(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno; /* NOLINT(bugprone-branch-clone): each test needs the one before it */
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        e = errno;
+    if (!e) return 0;
+    snprintf(err, errlen, "%s: %s", dir, e == ENOTDIR ? "not a folder" : strerror(e));
+    errno = e;
+    return -1;
+}
+
+char *sift_fs_folder_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if ((n ? n : 1) >= cap) return NULL;
+    if (n)
+        memcpy(out, path, n);
+    else
+        out[n++] = '.';
+    out[n] = '\0';
+    return out;
+}
+
+int sift_fs_is_dir(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    return S_ISDIR(st.st_mode) ? 1 : 0;
+}

@@ -1,0 +1,122 @@
+/* The memory every process of a campaign shares (layout in docs/workers.md). */
+#include "engine/campaign/shared.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define SHARED_MAGIC 0x3152485354464953ull /* "SIFTSHR1" */
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+int sift_shared_map(sift_shared *s, unsigned nworkers, unsigned nrings, size_t ring_bytes,
+                    const size_t capacity[SIFT_DOMAIN_COUNT])
+{
+    memset(s, 0, sizeof(*s));
+    size_t head = round_up(sizeof(sift_shared_header), 4096);
+    size_t stats = round_up(sizeof(sift_worker_stats) * nworkers, 4096);
+    size_t snap = round_up(sift_snapshot_bytes(capacity), 4096);
+    size_t log = round_up(sift_dlog_bytes(nrings, ring_bytes), 4096);
+    if (!snap || !log || nworkers == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t len = head + stats + snap + log;
+    /* Zero-filled and untouched until written: the log's rings cost memory only as they
+     * fill. */
+    uint8_t *mem =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) return -1;
+    s->mem = mem;
+    s->len = len;
+    s->hdr = (sift_shared_header *)mem;
+    s->hdr->magic = SHARED_MAGIC;
+    s->workers = (sift_worker_stats *)(mem + head);
+    s->nworkers = nworkers;
+    s->snap_mem = mem + head + stats;
+    s->snap_len = snap;
+    memcpy(s->capacity, capacity, sizeof(s->capacity));
+    sift_dlog_init(&s->log, mem + head + stats + snap, nrings, ring_bytes);
+    /* The first create on zeroed memory lays the snapshot out; every later one joins it. */
+    sift_snapshot *view;
+    if (sift_shared_snapshot(s, &view) != SIFT_OK) {
+        sift_shared_unmap(s);
+        errno = ENOMEM;
+        return -1;
+    }
+    sift_snapshot_free(view);
+    return 0;
+}
+
+void sift_shared_unmap(sift_shared *s)
+{
+    if (s->mem) munmap(s->mem, s->len);
+    memset(s, 0, sizeof(*s));
+}
+
+int sift_shared_snapshot(const sift_shared *s, sift_snapshot **out)
+{
+    return sift_snapshot_create(out, s->capacity, s->snap_mem, s->snap_len);
+}
+
+void sift_shared_stop(sift_shared *s)
+{
+    atomic_store_explicit(&s->hdr->stop, 1, memory_order_release);
+}
+
+int sift_shared_stopping(const sift_shared *s)
+{
+    return atomic_load_explicit(&s->hdr->stop, memory_order_relaxed);
+}
+
+void sift_shared_child(pid_t parent, int log_fd)
+{
+    /* The supervisor may have died between fork and prctl: then nobody would kill us. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
+    if (log_fd >= 0) {
+        dup2(log_fd, STDOUT_FILENO);
+        dup2(log_fd, STDERR_FILENO);
+    }
+}
+
+/* Reports are short; a window at the end of the log holds the artifact line. */
+#define ARTIFACT_WINDOW ((off_t)256 * 1024)
+
+int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
+{
+    static const char mark[] = "Test unit written to ", failed[] = "ERROR: cannot write artifact ";
+    off_t end = lseek(log_fd, 0, SEEK_END);
+    if (end < 0 || end <= from || cap == 0) return -1;
+    if (end - from > ARTIFACT_WINDOW) from = end - ARTIFACT_WINDOW;
+    size_t len = (size_t)(end - from);
+    char *buf = malloc(len + 1);
+    if (!buf) return -1;
+    ssize_t got = pread(log_fd, buf, len, from);
+    int rc = -1;
+    if (got > 0) {
+        buf[got] = '\0';
+        char *last = NULL;
+        for (char *p = buf; (p = strstr(p, mark)); p += sizeof mark - 1)
+            last = p + sizeof mark - 1;
+        size_t n = last ? strcspn(last, "\n") : 0;
+        char *miss = NULL;
+        for (char *p = buf; (p = strstr(p, failed)); p += sizeof failed - 1)
+            miss = p;
+        if (miss && (!last || miss > last)) {
+            rc = -2;
+        } else if (last && n > 0 && n < cap) {
+            memcpy(path, last, n);
+            path[n] = '\0';
+            rc = 0;
+        }
+    }
+    free(buf);
+    return rc;
+}

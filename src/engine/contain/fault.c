@@ -1,0 +1,444 @@
+/* Containment: whatever kills an input, the input is written as an artifact before the process
+ * exits, with the lines and exit codes of libFuzzer that crash triage tools parse. Reports run
+ * in signal handlers, malloc hooks and sanitizer callbacks, on a possibly broken heap, so they
+ * only use the async-signal-safe output of artifact.c. */
+#define _GNU_SOURCE
+#include "engine/contain/fault.h"
+
+#include "engine/contain/artifact.h"
+
+#include <errno.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Defined by a sanitizer runtime when one is linked in; NULL otherwise. */
+extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+extern int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *,
+                                                                         size_t),
+                                                     void (*free_hook)(const volatile void *))
+    __attribute__((weak));
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* The installed state. Signal handlers, the sanitizers' death callback, the malloc hooks, the
+ * exit hook and the memory watcher thread receive no context, so they all reach it through
+ * this one pointer. Set once by sift_fault_install and never cleared: a handler may run at
+ * any later moment. */
+static sift_fault *volatile g_fault;
+
+/* Taken by the first fault that reports: a second one (another thread, or an alarm during a
+ * crash report) must neither interleave its lines nor write a second artifact. */
+static atomic_int g_reporting;
+static atomic_int g_reporter_tid;
+
+/* The thread that installed, which runs the inputs: a timeout's stack trace must be its. */
+static pid_t g_fuzz_tid;
+
+/* Single allocations of at least this many MiB are out-of-memory; 0 = no limit. */
+static size_t g_malloc_limit_mb;
+static bool g_hooks_installed;
+/* Allocations and frees of the running input: the leak check stops the world and scans the
+ * heap, so it runs only after executions that allocated more than they freed. */
+static atomic_size_t g_mallocs, g_frees;
+static unsigned g_leak_attempts;
+static bool g_leaks_off;
+
+/* libFuzzer's bound: a target that keeps allocations in global state without leaking them
+ * would otherwise pay for a leak check after every execution. */
+#define MAX_LEAK_ATTEMPTS 1000
+
+/* Room for symbolizing stack traces and writing the artifact after a stack overflow. */
+#define ALT_STACK_SIZE ((size_t)256 * 1024)
+#define MAX_FRAMES     64
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t current_tid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+static bool claim_report(void)
+{
+    if (atomic_exchange(&g_reporting, 1) != 0) return false;
+    atomic_store(&g_reporter_tid, current_tid());
+    return true;
+}
+
+/* Starts a line as libFuzzer starts its error lines: "==PID== ". */
+static void out_pid(sift_out *o)
+{
+    sift_out_str(o, "==");
+    sift_out_u64(o, (uint64_t)getpid());
+    sift_out_str(o, "== ");
+}
+
+static void say(const char *text)
+{
+    sift_out o;
+    o.len = 0;
+    sift_out_str(&o, text);
+    sift_out_flush(&o);
+}
+
+static void say_pid(const char *text)
+{
+    sift_out o;
+    o.len = 0;
+    out_pid(&o);
+    sift_out_str(&o, text);
+    sift_out_flush(&o);
+}
+
+static void print_stack_trace(void)
+{
+    if (__sanitizer_print_stack_trace) {
+        __sanitizer_print_stack_trace();
+        return;
+    }
+    void *frames[MAX_FRAMES];
+    int n = backtrace(frames, MAX_FRAMES);
+    backtrace_symbols_fd(frames, n, sift_report_fd());
+}
+
+static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
+{
+    sift_print_unit(data, size);
+    sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data, size,
+                        NULL, 0);
+}
+
+/* Writes the running input, if any: a fault outside an execution has no input to blame. */
+static void dump_current_unit(const sift_fault *f, const char *kind)
+{
+    if (!f->started_ns) return;
+    atomic_thread_fence(memory_order_acquire);
+    if (f->before_report) f->before_report(f->before_report_ctx);
+    dump_unit(f, kind, f->data, f->size);
+}
+
+static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
+{
+    (void)info;
+    (void)uctx;
+    sift_fault *f = g_fault;
+    if (!claim_report()) {
+        /* The report under way ends the process. Its own thread lands here only when that
+         * report dies itself, as a sanitizer with abort_on_error=1 aborts after the death
+         * callback: die of the signal, as asked. */
+        if (atomic_load(&g_reporter_tid) == current_tid()) {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof(dfl));
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, &dfl, NULL);
+            (void)raise(sig);
+            return;
+        }
+        for (;;)
+            pause();
+    }
+    say_pid("ERROR: libFuzzer: deadly signal\n");
+    print_stack_trace();
+    say("NOTE: libFuzzer has rudimentary signal handlers.\n"
+        "      Combine libFuzzer with AddressSanitizer or similar for better crash reports.\n"
+        "SUMMARY: libFuzzer: deadly signal\n");
+    dump_current_unit(f, "crash");
+    _exit((int)f->opts->error_exitcode);
+}
+
+/* The sanitizer has printed its report and exits after this returns. */
+static void on_sanitizer_death(void)
+{
+    if (claim_report()) dump_current_unit(g_fault, "crash");
+}
+
+static void on_alarm(int sig, siginfo_t *info, void *uctx)
+{
+    (void)info;
+    (void)uctx;
+    int saved = errno;
+    sift_fault *f = g_fault;
+    /* The stack worth printing is the fuzzing thread's; after a fork() that thread is gone and
+     * the alarm is handled where it lands. */
+    if (current_tid() != g_fuzz_tid && syscall(SYS_tgkill, getpid(), g_fuzz_tid, sig) == 0) {
+        errno = saved;
+        return;
+    }
+    uint64_t started = f->started_ns;
+    uint64_t seconds = started ? (now_ns() - started) / 1000000000u : 0;
+    if (seconds < (uint64_t)f->opts->timeout || !claim_report()) {
+        errno = saved;
+        return;
+    }
+    sift_out o;
+    o.len = 0;
+    sift_out_str(&o, "ALARM: working on the last Unit for ");
+    sift_out_u64(&o, seconds);
+    sift_out_str(&o, " seconds\n       and the timeout value is ");
+    sift_out_u64(&o, (uint64_t)f->opts->timeout);
+    sift_out_str(&o, " (use -timeout=N to change)\n");
+    sift_out_flush(&o);
+    dump_current_unit(f, "timeout");
+    out_pid(&o);
+    sift_out_str(&o, "ERROR: libFuzzer: timeout after ");
+    sift_out_u64(&o, seconds);
+    sift_out_str(&o, " seconds\n");
+    sift_out_flush(&o);
+    print_stack_trace();
+    say("SUMMARY: libFuzzer: timeout\n");
+    _exit((int)f->opts->timeout_exitcode);
+}
+
+/* The first SIGINT or SIGTERM lets the current input finish and the loop print its final
+ * stats; a second one leaves at once, as libFuzzer does on any interrupt. */
+static void on_interrupt(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)info;
+    (void)uctx;
+    int saved = errno;
+    sift_fault *f = g_fault;
+    if (!f->stop_requested) {
+        f->stop_requested = 1;
+        say("INFO: signal received, trying to exit gracefully\n");
+        errno = saved;
+        return;
+    }
+    say_pid("libFuzzer: run interrupted; exiting\n");
+    _exit(0);
+}
+
+/* A harness calling exit() would end the run without a trace of the input that did it. */
+static void on_exit_during_input(void)
+{
+    sift_fault *f = g_fault;
+    if (!f->started_ns || !claim_report()) return;
+    say_pid("ERROR: libFuzzer: fuzz target exited\n");
+    print_stack_trace();
+    say("SUMMARY: libFuzzer: fuzz target exited\n");
+    dump_current_unit(f, "crash");
+    _exit((int)f->opts->error_exitcode);
+}
+
+static void out_of_memory_header(sift_out *o)
+{
+    out_pid(o);
+    sift_out_str(o, "ERROR: libFuzzer: out-of-memory (");
+}
+
+static void *watch_rss(void *arg)
+{
+    sift_fault *f = arg;
+    size_t limit = (size_t)f->opts->rss_limit_mb;
+    for (;;) {
+        sleep(1);
+        size_t used = sift_fault_rss_mb();
+        if (used <= limit || !claim_report()) continue;
+        sift_out o;
+        o.len = 0;
+        out_of_memory_header(&o);
+        sift_out_str(&o, "used: ");
+        sift_out_u64(&o, used);
+        sift_out_str(&o, "Mb; limit: ");
+        sift_out_u64(&o, limit);
+        sift_out_str(&o, "Mb)\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
+        sift_out_flush(&o);
+        dump_current_unit(f, "oom");
+        say("SUMMARY: libFuzzer: out-of-memory\n");
+        _exit(SIFT_EXIT_OOM);
+    }
+}
+
+static void on_malloc(const volatile void *ptr, size_t size)
+{
+    (void)ptr;
+    sift_fault *f = g_fault;
+    if (f->started_ns) atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed);
+    if (!g_malloc_limit_mb || (size >> 20) < g_malloc_limit_mb || !claim_report()) return;
+    sift_out o;
+    o.len = 0;
+    out_of_memory_header(&o);
+    sift_out_str(&o, "malloc(");
+    sift_out_u64(&o, size);
+    sift_out_str(&o, "))\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
+    sift_out_flush(&o);
+    print_stack_trace();
+    dump_current_unit(f, "oom");
+    say("SUMMARY: libFuzzer: out-of-memory\n");
+    _exit(SIFT_EXIT_OOM);
+}
+
+static void on_free(const volatile void *ptr)
+{
+    if (ptr && g_fault->started_ns) atomic_fetch_add_explicit(&g_frees, 1, memory_order_relaxed);
+}
+
+static int set_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    /* No other handler may run on top of a report. */
+    sigfillset(&sa.sa_mask);
+    sa.sa_sigaction = fn;
+    sa.sa_flags = SA_SIGINFO | flags;
+    return sigaction(sig, &sa, NULL);
+}
+
+/* A sanitizer's handler reports more than ours could (fault address, shadow memory, symbolized
+ * frames) and then runs the death callback, which writes the artifact: like libFuzzer, leave
+ * it in place. */
+static bool sanitizer_handles(int sig)
+{
+    struct sigaction cur;
+    return __sanitizer_set_death_callback && sigaction(sig, NULL, &cur) == 0 &&
+           (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction;
+}
+
+/* Handlers of stack overflows need a stack of their own. A sanitizer may have set one up
+ * already; it is kept when large enough. */
+static int install_alt_stack(void)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) &&
+        cur.ss_size >= ALT_STACK_SIZE)
+        return 0;
+    void *mem = mmap(NULL, ALT_STACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) return -1;
+    stack_t ss = {.ss_sp = mem, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+    return sigaltstack(&ss, NULL);
+}
+
+static int install_timer(long long timeout)
+{
+    if (set_handler(SIGALRM, on_alarm, SA_RESTART) < 0) return -1;
+    time_t period = timeout / 2 > 1 ? (time_t)(timeout / 2) : 1;
+    struct itimerval it = {.it_interval = {period, 0}, .it_value = {period, 0}};
+    return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static int start_rss_watcher(sift_fault *f)
+{
+    /* Process-directed signals (the alarm, interrupts) must reach the fuzzing thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t thread;
+    int rc = pthread_create(&thread, NULL, watch_rss, f);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        errno = rc;
+        return -1;
+    }
+    pthread_detach(thread);
+    return 0;
+}
+
+int sift_fault_install(sift_fault *f)
+{
+    if (g_fault) {
+        fprintf(stderr, "ERROR: sift: fault handlers are already installed\n");
+        return -1;
+    }
+    g_fault = f;
+    g_fuzz_tid = current_tid();
+    const sift_options *o = f->opts;
+
+    /* backtrace() loads the unwinder on first use, which allocates: do it now, not in a
+     * handler. */
+    void *frame;
+    backtrace(&frame, 1);
+
+    static const int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    const char *what = "alternate signal stack";
+    if (install_alt_stack() < 0) goto fail;
+    what = "signal handlers";
+    for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+        if (!sanitizer_handles(deadly[i]) &&
+            set_handler(deadly[i], on_deadly_signal, SA_ONSTACK) < 0)
+            goto fail;
+    if (set_handler(SIGINT, on_interrupt, SA_RESTART) < 0 ||
+        set_handler(SIGTERM, on_interrupt, SA_RESTART) < 0)
+        goto fail;
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
+    what = "exit hook";
+    if (atexit(on_exit_during_input) != 0) goto fail;
+    what = "timeout alarm";
+    if (o->timeout > 0 && install_timer(o->timeout) < 0) goto fail;
+    what = "memory watcher thread";
+    if (o->rss_limit_mb > 0 && start_rss_watcher(f) < 0) goto fail;
+    if (__sanitizer_install_malloc_and_free_hooks) {
+        long long limit = o->malloc_limit_mb > 0 ? o->malloc_limit_mb : o->rss_limit_mb;
+        g_malloc_limit_mb = limit > 0 ? (size_t)limit : 0;
+        g_hooks_installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "ERROR: sift: cannot install the %s: %s\n", what, strerror(errno));
+    return -1;
+}
+
+void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
+{
+    f->data = data;
+    f->size = size;
+    atomic_store_explicit(&g_mallocs, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_frees, 0, memory_order_relaxed);
+    /* The watcher thread reads the input once it sees started_ns. */
+    atomic_thread_fence(memory_order_release);
+    uint64_t now = now_ns();
+    f->started_ns = now ? now : 1;
+}
+
+void sift_fault_end(sift_fault *f)
+{
+    f->started_ns = 0;
+}
+
+bool sift_fault_can_check_leaks(const sift_fault *f)
+{
+    return __lsan_do_recoverable_leak_check && f->opts->detect_leaks && !g_leaks_off;
+}
+
+void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
+{
+    if (!sift_fault_can_check_leaks(f)) return;
+    if (g_hooks_installed && atomic_load(&g_mallocs) <= atomic_load(&g_frees)) return;
+    if (++g_leak_attempts > MAX_LEAK_ATTEMPTS) {
+        g_leaks_off = true;
+        say("INFO: libFuzzer disabled leak detection after every mutation.\n"
+            "      Most likely the target function accumulates allocated\n"
+            "      memory in a global state w/o actually leaking it.\n"
+            "      If LeakSanitizer is enabled in this process it will still\n"
+            "      run on the process shutdown.\n");
+        return;
+    }
+    /* LeakSanitizer prints the report, SUMMARY line included. */
+    if (!__lsan_do_recoverable_leak_check() || !claim_report()) return;
+    say("INFO: to ignore leaks on libFuzzer side use -detect_leaks=0.\n\n");
+    dump_unit(f, "leak", data, size);
+    _exit((int)f->opts->error_exitcode);
+}
+
+size_t sift_fault_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) < 0) return 0;
+    return (size_t)ru.ru_maxrss >> 10;
+}

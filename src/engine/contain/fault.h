@@ -1,0 +1,51 @@
+/* Containment: deadly signals, sanitizer deaths, timeouts, memory limits and leaks. Whatever
+ * kills an input, that input is written as an artifact before the process exits. */
+#ifndef SIFT_FAULT_H
+#define SIFT_FAULT_H
+
+#include "engine/base/options.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes as libFuzzer uses them (error and timeout codes come from the options). */
+#define SIFT_EXIT_OOM 71
+
+typedef struct {
+    const sift_options *opts;
+    /* The input now running: read by signal handlers, so volatile. */
+    const uint8_t *volatile data;
+    volatile size_t size;
+    volatile uint64_t started_ns; /* 0 while no input runs */
+    volatile int stop_requested;  /* SIGINT/SIGTERM: finish the current input, then stop */
+    const char *argv0;
+    /* Called on the reporting thread before the running input's report is completed and the
+     * process exits, with BEFORE_REPORT_CTX: the last chance to write out what the input did
+     * (the records of -trace). Async-signal-safe. NULL for none. */
+    void (*before_report)(void *ctx);
+    void *before_report_ctx;
+} sift_fault;
+
+/* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
+ * an alternate stack; the sanitizers' death callback; the -timeout alarm; the -rss_limit_mb
+ * watcher thread; the -malloc_limit_mb hooks where a sanitizer offers them; SIGINT/SIGTERM.
+ * F must stay valid for the life of the process: the handlers reach it through the one global
+ * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
+int sift_fault_install(sift_fault *f);
+
+/* Brackets one execution of the harness so that a fault is blamed on this input. */
+void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size);
+void sift_fault_end(sift_fault *f);
+
+/* Whether leak detection can run here (built with LeakSanitizer and -detect_leaks=1). */
+bool sift_fault_can_check_leaks(const sift_fault *f);
+
+/* Runs the leak check after an execution of DATA; on a leak writes the leak artifact, prints
+ * the report and exits with -error_exitcode. Only call when sift_fault_can_check_leaks(). */
+void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size);
+
+/* Process memory in MiB (peak resident set), for status lines. */
+size_t sift_fault_rss_mb(void);
+
+#endif

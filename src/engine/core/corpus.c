@@ -1,0 +1,486 @@
+/* The in-memory corpus and its scheduler. The weighting is explained in docs/scheduling.md. */
+#include "engine/core/corpus.h"
+#include "engine/base/featmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE SIFT_FEATMAP_NONE
+
+#define FAVORED_BOOST 10.0
+#define NEW_BOOST     8.0    /* energy of an entry never chosen */
+#define NEW_FADE      8.0    /* choices that halve the extra energy of a new entry */
+#define STALE_PICKS   4096.0 /* choices without a find that halve an entry's energy */
+#define STALE_FLOOR   0.125  /* keeps the rarity of an old entry's features counting */
+/* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
+ * from the exact weights this often. */
+#define REBUILD_PICKS 65536
+
+struct node {
+    sift_entry e;
+    uint32_t *fids;    /* dense feature indices, in the order of e.features */
+    uint32_t idx;      /* position in the corpus */
+    uint32_t owned;    /* features this entry is top-rated for */
+    uint32_t alone;    /* features no other entry has */
+    uint64_t found_at; /* times_chosen when it last led to a new entry */
+    double base;       /* weight before the energy, which changes with every choice */
+};
+
+struct feat {
+    uint32_t freq; /* entries having the feature */
+    uint32_t top;  /* index of the top-rated entry */
+};
+
+struct sift_corpus {
+    struct node **nodes;
+    double *fen;       /* Fenwick tree over the entries' weights, 1-based */
+    uint32_t *by_cost; /* entry indices by cost, then index: the order of pruning */
+    size_t n, cap;
+    struct feat *feats; /* by dense index, in order of discovery */
+    /* Also by dense index, apart from feats: an update reads one of them per feature of every
+     * entry, and denser arrays keep more of those reads in cache. */
+    double *inv;     /* 1 / freq as of the last update */
+    uint32_t *cover; /* during an update: favored entries having it */
+    size_t nfeats, featcap;
+    sift_featmap fmap;
+    uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
+    size_t namecap;
+    size_t nfavored, nactive, bytes, max_size;
+    uint64_t picks; /* since the Fenwick tree was rebuilt */
+    uint64_t picks_since_update;
+    size_t fen_n; /* entries in the Fenwick tree: those added later wait for an update */
+    bool dirty;   /* entries were added since the last update */
+};
+
+sift_corpus *sift_corpus_new(void)
+{
+    sift_corpus *c = calloc(1, sizeof(*c));
+    if (c) sift_featmap_init(&c->fmap);
+    return c;
+}
+
+void sift_corpus_free(sift_corpus *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->nodes[i]);
+    free(c->nodes);
+    free(c->fen);
+    free(c->by_cost);
+    free(c->feats);
+    free(c->inv);
+    free(c->cover);
+    free(c->names);
+    sift_featmap_free(&c->fmap);
+    free(c);
+}
+
+/* Zero size or time would make every such entry tie, so each factor counts as at least 1. */
+static unsigned __int128 cost(const sift_entry *e)
+{
+    return (unsigned __int128)(e->size ? e->size : 1) * (e->exec_ns ? e->exec_ns : 1);
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h ^ h >> 32;
+}
+
+/* The slot holding NAME, or the empty slot where it belongs. */
+static size_t name_slot(const sift_corpus *c, const char *name)
+{
+    size_t mask = c->namecap - 1;
+    size_t s = name_hash(name) & mask;
+    while (c->names[s] != NONE && strcmp(c->nodes[c->names[s]]->e.name, name) != 0)
+        s = (s + 1) & mask;
+    return s;
+}
+
+static int reserve_names(sift_corpus *c, size_t count)
+{
+    if (c->namecap && count <= c->namecap / 2) return 0;
+    size_t cap = c->namecap ? c->namecap * 2 : 64;
+    while (count > cap / 2)
+        cap *= 2;
+    uint32_t *names = malloc(cap * sizeof(*names));
+    if (!names) return -1;
+    for (size_t i = 0; i < cap; i++)
+        names[i] = NONE;
+    free(c->names);
+    c->names = names;
+    c->namecap = cap;
+    for (size_t i = 0; i < c->n; i++)
+        c->names[name_slot(c, c->nodes[i]->e.name)] = (uint32_t)i;
+    return 0;
+}
+
+/* Entry indices are 32-bit and NONE is reserved, hence the limit. A partial failure leaves the
+ * arrays that did grow larger than cap, which is harmless. */
+static int reserve_entries(sift_corpus *c, size_t count)
+{
+    if (count <= c->cap) return 0;
+    if (count >= NONE) return -1;
+    size_t cap = c->cap ? c->cap * 2 : 64;
+    if (cap >= NONE) cap = NONE - 1;
+    struct node **nodes = realloc(c->nodes, cap * sizeof(struct node *));
+    if (!nodes) return -1;
+    c->nodes = nodes;
+    double *fen = realloc(c->fen, (cap + 1) * sizeof(*fen));
+    if (!fen) return -1;
+    c->fen = fen;
+    uint32_t *by_cost = realloc(c->by_cost, cap * sizeof(*by_cost));
+    if (!by_cost) return -1;
+    c->by_cost = by_cost;
+    c->cap = cap;
+    return 0;
+}
+
+static int reserve_feats(sift_corpus *c, size_t extra)
+{
+    if (extra >= NONE - c->nfeats) return -1;
+    size_t need = c->nfeats + extra;
+    if (need <= c->featcap) return 0;
+    size_t cap = c->featcap ? c->featcap : 256;
+    while (cap < need)
+        cap *= 2;
+    struct feat *feats = realloc(c->feats, cap * sizeof(*feats));
+    if (!feats) return -1;
+    c->feats = feats;
+    double *inv = realloc(c->inv, cap * sizeof(*inv));
+    if (!inv) return -1;
+    c->inv = inv;
+    uint32_t *cover = realloc(c->cover, cap * sizeof(*cover));
+    if (!cover) return -1;
+    c->cover = cover;
+    c->featcap = cap;
+    return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    sift_feature_id x = *(const sift_feature_id *)a, y = *(const sift_feature_id *)b;
+    return (x > y) - (x < y);
+}
+
+sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
+                            const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
+                            const char *name, uint64_t now_execs)
+{
+    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
+        return NULL;
+    if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
+    const size_t per_feature = sizeof(sift_feature_id) + sizeof(uint32_t);
+    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / per_feature) return NULL;
+    if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
+        sift_featmap_reserve(&c->fmap, nfeatures))
+        return NULL;
+    /* One block: the node, then its features, their dense indices and the input. */
+    struct node *nd = malloc(sizeof(*nd) + nfeatures * per_feature + (data ? size : 0));
+    if (!nd) return NULL;
+    sift_feature_id *feats = (sift_feature_id *)(nd + 1);
+    uint32_t *fids = (uint32_t *)(feats + nfeatures);
+    uint8_t *copy = (uint8_t *)(fids + nfeatures);
+    size_t k = 0;
+    if (nfeatures) {
+        memcpy(feats, features, nfeatures * sizeof(*feats));
+        qsort(feats, nfeatures, sizeof(*feats), by_id);
+        for (size_t j = 0; j < nfeatures; j++)
+            if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
+    }
+    if (data && size) memcpy(copy, data, size);
+    *nd = (struct node){
+        .e = {.data = data ? copy : NULL,
+              .size = size,
+              .features = feats,
+              .nfeatures = k,
+              .exec_ns = exec_ns,
+              .added_at = now_execs},
+        .fids = fids,
+        .idx = (uint32_t)c->n,
+    };
+    memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: checked above */
+
+    unsigned __int128 mine = cost(&nd->e);
+    for (size_t j = 0; j < k; j++) {
+        uint32_t *slot = sift_featmap_slot(&c->fmap, feats[j]);
+        if (*slot == NONE) {
+            *slot = (uint32_t)c->nfeats;
+            c->feats[c->nfeats++] = (struct feat){.top = NONE};
+        }
+        struct feat *f = &c->feats[*slot];
+        fids[j] = *slot;
+        /* The only holder of a feature is its top-rated entry. */
+        if (f->freq == 1) c->nodes[f->top]->alone--;
+        nd->alone += f->freq == 0;
+        f->freq++;
+        if (f->top == NONE || mine < cost(&c->nodes[f->top]->e)) {
+            if (f->top != NONE) c->nodes[f->top]->owned--;
+            f->top = nd->idx;
+            nd->owned++;
+        }
+    }
+    /* After every entry of the same cost or less: ties rank by index. */
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cost(&c->nodes[c->by_cost[mid]]->e) <= mine)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(c->by_cost + lo + 1, c->by_cost + lo, (c->n - lo) * sizeof(*c->by_cost));
+    c->by_cost[lo] = nd->idx;
+    c->nodes[c->n++] = nd;
+    c->names[name_slot(c, name)] = nd->idx;
+    c->bytes += size;
+    if (size > c->max_size) c->max_size = size;
+    c->dirty = true;
+    return &nd->e;
+}
+
+static double energy(const struct node *nd)
+{
+    double chosen = (double)nd->e.times_chosen;
+    double fresh = 1.0 + (NEW_BOOST - 1.0) / (1.0 + chosen / NEW_FADE);
+    double idle = (double)(nd->e.times_chosen - nd->found_at);
+    double stale = STALE_PICKS / (STALE_PICKS + idle);
+    return fresh * (stale > STALE_FLOOR ? stale : STALE_FLOOR);
+}
+
+static void fen_rebuild(sift_corpus *c)
+{
+    double *t = c->fen;
+    c->fen_n = c->n;
+    for (size_t i = 1; i <= c->fen_n; i++)
+        t[i] = c->nodes[i - 1]->e.weight;
+    for (size_t i = 1; i <= c->fen_n; i++) {
+        size_t j = i + (i & -i);
+        if (j <= c->fen_n) t[j] += t[i];
+    }
+    c->picks = 0;
+}
+
+static double fen_total(const sift_corpus *c)
+{
+    double s = 0;
+    for (size_t i = c->fen_n; i; i -= i & -i)
+        s += c->fen[i];
+    return s;
+}
+
+/* The entry whose span of the cumulative weights holds R. */
+static size_t fen_find(const sift_corpus *c, double r)
+{
+    size_t pos = 0, step = 1;
+    while (step * 2 <= c->fen_n)
+        step *= 2;
+    for (; step; step /= 2) {
+        if (pos + step <= c->fen_n && c->fen[pos + step] <= r) {
+            pos += step;
+            r -= c->fen[pos];
+        }
+    }
+    return pos;
+}
+
+/* Sets the weight of entry I from its base and current energy. */
+static void reweigh(sift_corpus *c, size_t i)
+{
+    sift_entry *e = &c->nodes[i]->e;
+    double w = c->nodes[i]->base * energy(c->nodes[i]);
+    double delta = w - e->weight;
+    e->weight = w;
+    for (size_t j = i + 1; j <= c->fen_n; j += j & -j)
+        c->fen[j] += delta;
+}
+
+/* The minimal covering set. Greedy like AFL's cull_queue: in order of discovery, each feature
+ * not yet covered makes its top-rated entry favored, covering all of that entry's features.
+ * Greedy picks can be made redundant by later ones, so a second pass drops, costliest first,
+ * every favored entry whose features all have another favored holder. COVER starts at zero. */
+static void choose_favored(sift_corpus *c)
+{
+    /* An entry is picked at most once (its features are all covered then), so counting here
+     * leaves in COVER the number of favored entries having each feature. */
+    for (size_t f = 0; f < c->nfeats; f++) {
+        if (c->cover[f]) continue;
+        struct node *nd = c->nodes[c->feats[f].top];
+        nd->e.favored = true;
+        for (size_t j = 0; j < nd->e.nfeatures; j++)
+            c->cover[nd->fids[j]]++;
+    }
+    for (size_t r = c->n; r--;) {
+        struct node *nd = c->nodes[c->by_cost[r]];
+        /* The only holder of a feature is favored and covers it alone: it stays. */
+        if (!nd->e.favored || nd->alone) continue;
+        size_t j = 0;
+        while (j < nd->e.nfeatures && c->cover[nd->fids[j]] > 1)
+            j++;
+        if (j < nd->e.nfeatures) continue;
+        nd->e.favored = false;
+        for (j = 0; j < nd->e.nfeatures; j++)
+            c->cover[nd->fids[j]]--;
+    }
+}
+
+void sift_corpus_update(sift_corpus *c)
+{
+    if (!c || !c->dirty) return;
+    for (size_t f = 0; f < c->nfeats; f++) {
+        c->cover[f] = 0;
+        c->inv[f] = 1.0 / c->feats[f].freq;
+    }
+    /* Nobody loses a top rating back to an older entry, so eviction is for good. A corpus
+     * without any feature evicts nothing, so that featureless seeds still get fuzzed. */
+    for (size_t i = 0; i < c->n; i++) {
+        struct node *nd = c->nodes[i];
+        nd->e.favored = false;
+        if (c->nfeats && !nd->owned) nd->e.evicted = true;
+    }
+    choose_favored(c);
+    c->nfavored = c->nactive = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct node *nd = c->nodes[i];
+        nd->base = 0;
+        if (!nd->e.evicted) {
+            double share = c->nfeats ? 0 : 1;
+            /* Four sums, so that the additions do not wait on one another: the loop runs over
+             * every feature of every active entry after each new input. */
+            double part[4] = {0, 0, 0, 0};
+            size_t j = 0, n = nd->e.nfeatures;
+            for (; j + 4 <= n; j += 4)
+                for (size_t k = 0; k < 4; k++)
+                    part[k] += c->inv[nd->fids[j + k]];
+            for (; j < n; j++)
+                part[0] += c->inv[nd->fids[j]];
+            share += (part[0] + part[1]) + (part[2] + part[3]);
+            nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0);
+            c->nactive++;
+            c->nfavored += nd->e.favored;
+        }
+        nd->e.weight = nd->base * energy(nd);
+    }
+    fen_rebuild(c);
+    c->dirty = false;
+    c->picks_since_update = 0;
+}
+
+sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
+{
+    if (!c || !rng) return NULL;
+    /* An update reads every feature of every entry: when inputs pour in, one per pick would
+     * turn fuzzing into bookkeeping. Amortised over picks in proportion to the corpus, it
+     * costs a small fixed share; new entries wait unweighted until then. */
+    if (c->dirty && (c->picks_since_update >= c->n / 4 || !c->nactive)) sift_corpus_update(c);
+    if (!c->nactive) return NULL;
+    c->picks_since_update++;
+    if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
+    double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * fen_total(c);
+    size_t i = fen_find(c, r);
+    /* Rounding can land past the end or on a weightless entry at a span's edge: take the
+     * nearest weighted entry, which exists because every active entry weighs more than 0. */
+    if (i >= c->fen_n) i = c->fen_n - 1;
+    for (size_t d = 0; !(c->nodes[i]->e.weight > 0); d++) {
+        if (i >= d && c->nodes[i - d]->e.weight > 0) {
+            i -= d;
+            break;
+        }
+        if (i + d < c->fen_n && c->nodes[i + d]->e.weight > 0) {
+            i += d;
+            break;
+        }
+    }
+    c->nodes[i]->e.times_chosen++;
+    reweigh(c, i);
+    c->picks++;
+    return &c->nodes[i]->e;
+}
+
+void sift_corpus_found(sift_corpus *c, sift_entry *parent)
+{
+    if (!c || !parent) return;
+    struct node *nd = (struct node *)parent; /* the entry is the node's first member */
+    nd->found_at = parent->times_chosen;
+    /* An entry added since the last update is not in the tree yet; the update weighs it. */
+    if (nd->idx < c->fen_n) reweigh(c, nd->idx);
+}
+
+size_t sift_corpus_count(const sift_corpus *c)
+{
+    return c ? c->n : 0;
+}
+
+size_t sift_corpus_favored(const sift_corpus *c)
+{
+    return c ? c->nfavored : 0;
+}
+
+size_t sift_corpus_active(const sift_corpus *c)
+{
+    return c ? c->nactive : 0;
+}
+
+size_t sift_corpus_bytes(const sift_corpus *c)
+{
+    return c ? c->bytes : 0;
+}
+
+size_t sift_corpus_max_size(const sift_corpus *c)
+{
+    return c ? c->max_size : 0;
+}
+
+sift_entry *sift_corpus_at(sift_corpus *c, size_t i)
+{
+    return c && i < c->n ? &c->nodes[i]->e : NULL;
+}
+
+long long sift_corpus_find(const sift_corpus *c, const char *name)
+{
+    if (!c || !name || !c->namecap) return -1;
+    uint32_t i = c->names[name_slot(c, name)];
+    return i == NONE ? -1 : (long long)i;
+}
+
+size_t sift_corpus_features(const sift_corpus *c)
+{
+    return c ? c->nfeats : 0;
+}
+
+size_t sift_corpus_frequency(const sift_corpus *c, sift_feature_id feature)
+{
+    uint32_t f = c ? sift_featmap_get(&c->fmap, feature) : NONE;
+    return f == NONE ? 0 : c->feats[f].freq;
+}
+
+sift_entry *sift_corpus_top(sift_corpus *c, sift_feature_id feature)
+{
+    uint32_t f = c ? sift_featmap_get(&c->fmap, feature) : NONE;
+    return f == NONE ? NULL : &c->nodes[c->feats[f].top]->e;
+}
+
+bool sift_corpus_outranks(sift_corpus *c, const sift_feature_id *features, size_t nfeatures,
+                          size_t size, uint64_t exec_ns, sift_entry **tops, size_t *ntops)
+{
+    size_t max_tops = *ntops;
+    *ntops = 0;
+    if (!c) return false;
+    sift_entry probe = {.size = size, .exec_ns = exec_ns};
+    unsigned __int128 mine = cost(&probe);
+    bool outranks = false;
+    for (size_t j = 0; j < nfeatures; j++) {
+        uint32_t f = sift_featmap_get(&c->fmap, features[j]);
+        if (f == NONE) return true; /* a feature nobody has: not a question of size */
+        sift_entry *top = &c->nodes[c->feats[f].top]->e;
+        if (mine >= cost(top)) continue;
+        outranks = true;
+        size_t k = 0;
+        while (k < *ntops && tops[k] != top)
+            k++;
+        if (k == *ntops && k < max_tops) tops[(*ntops)++] = top;
+    }
+    return outranks;
+}

@@ -1,0 +1,96 @@
+/* One fuzzing process: executes inputs, judges novelty, grows the corpus, prints progress. */
+#ifndef SIFT_FUZZER_H
+#define SIFT_FUZZER_H
+
+#include "engine/core/corpus.h"
+#include "engine/core/dict.h"
+#include "engine/contain/fault.h"
+#include "engine/core/mutate.h"
+#include "engine/base/options.h"
+#include "rt/rt.h"
+#include "sift/snapshot.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int (*sift_target_fn)(const uint8_t *data, size_t size);
+
+typedef struct {
+    uint64_t execs;
+    uint64_t new_units;
+    uint64_t start_ns, last_new_ns;
+    uint64_t slowest_ns;
+    uint64_t last_line_execs; /* pulse lines at powers of two */
+} sift_stats;
+
+typedef struct sift_fuzzer sift_fuzzer;
+
+/* What a caller adds to a run (the workers of -workers, docs/workers.md); each may be NULL. */
+typedef struct {
+    void *ctx;
+    /* Fills the corpus and sets max_len in place of loading the corpus folders. */
+    int (*seed)(void *ctx, sift_fuzzer *f);
+    /* A mutant of PARENT was just taken into the corpus: its last entry. */
+    void (*found)(void *ctx, sift_fuzzer *f, const sift_entry *parent);
+    /* Once per iteration of the fuzzing loop. */
+    void (*tick)(void *ctx, sift_fuzzer *f);
+} sift_fuzzer_hooks;
+
+struct sift_fuzzer {
+    sift_options *opts;
+    sift_target_fn target;
+    sift_rt_state *rt;
+    sift_snapshot *snap;
+    sift_corpus *corpus;
+    sift_rng rng;
+    struct sift_view *view; /* the live view while it runs (view.h), else NULL */
+    sift_dict dict;
+    sift_mutator mutator;
+    sift_fault fault;
+    sift_stats stats;
+    unsigned mask;              /* feedback domains that count */
+    size_t max_len;             /* -max_len, or chosen from the corpus */
+    size_t len_limit;           /* the current length limit under -len_control */
+    uint64_t quiet_since_execs; /* last new input or length limit change */
+    const char *out_dir;        /* first corpus folder: where new inputs are saved; NULL for none */
+    uint8_t *buf;               /* mutation buffer of max_len bytes */
+    uint8_t *export_buf;        /* scratch for feature exports */
+    size_t export_cap;
+    bool exact_copy;      /* run each input from an exact-size heap copy (under ASan) */
+    uint64_t exec_end_ns; /* when the last execution returned (0 before the first) */
+    sift_fuzzer_hooks hooks;
+};
+
+/* The counters per domain a fuzzer's snapshot has room for: every module loaded now, and room
+ * for modules loaded later. Processes that share a snapshot must agree on it. */
+void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
+
+/* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
+ * returns -1 on bad user input (a dictionary, say). */
+int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0);
+void sift_fuzzer_free(sift_fuzzer *f);
+
+/* Executes DATA once, contained; returns what it added to the global coverage. */
+sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size);
+
+/* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
+ * output folder when SAVE). Returns whether it was added. */
+bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how);
+
+/* Takes DATA, a mutant that found nothing new, into the corpus when it is the cheapest input
+ * (size, then time) having at least one of its features, as libFuzzer keeps the smallest input
+ * per feature (REDUCE); entries left without any such feature are evicted and their files
+ * removed. Costs one execution; returns whether it took DATA. */
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size);
+
+/* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
+ * -runs, -max_total_time or a stop request. Returns the process exit code. */
+int sift_fuzzer_run(sift_fuzzer *f);
+
+/* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
+void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra);
+
+uint64_t sift_now_ns(void);
+
+#endif

@@ -1,0 +1,31 @@
+/* Mutations of one input: byte-level operators, splicing, dictionaries, comparison operands. */
+#ifndef SIFT_MUTATE_H
+#define SIFT_MUTATE_H
+
+#include "engine/core/dict.h"
+#include "engine/base/rng.h"
+#include "rt/rt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Picks another input for crossover; returns NULL when there is none. */
+typedef const uint8_t *(*sift_pick_fn)(void *ctx, size_t *len);
+
+typedef struct {
+    sift_rng *rng;
+    const sift_dict *dict;      /* user dictionary (-dict), may be NULL */
+    const sift_cmp_table *cmps; /* recent comparison operands, may be NULL */
+    sift_pick_fn pick_other;    /* crossover source, may be NULL */
+    void *pick_ctx;
+    bool only_ascii;
+    /* Names of the operators applied by the last sift_mutate call, "-"-separated as libFuzzer
+     * prints them after "MS:", e.g. "ChangeByte-CMP-". */
+    char trace[256];
+} sift_mutator;
+
+/* Applies a short random stack of operators to DATA (SIZE bytes, buffer holds MAX_SIZE) and
+ * returns the new size (1..MAX_SIZE). Deterministic for a given rng state and inputs. */
+size_t sift_mutate(sift_mutator *m, uint8_t *data, size_t size, size_t max_size);
+
+#endif

@@ -1,0 +1,189 @@
+/* Corpus merging (-merge=1), run in a child process so that an input that crashes or hangs
+ * costs that input, never the whole merge. */
+#include "engine/modes/merge.h"
+#include "engine/contain/artifact.h"
+#include "engine/base/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Progress a merge child reports before each input, so the parent knows which one killed it. */
+typedef struct {
+    long long index; /* input about to run; -1 after the first folder, -2 when done */
+    size_t cov, ft;
+} merge_note;
+
+typedef struct {
+    size_t size;
+    char *path;
+} sized_path;
+
+static int by_size(const void *a, const void *b)
+{
+    const sized_path *x = a, *y = b;
+    return (x->size > y->size) - (x->size < y->size);
+}
+
+/* Lists the files of DIRS sorted by size, smallest first. */
+static sized_path *list_sorted(char *const *dirs, size_t ndirs, size_t *count)
+{
+    sift_pathlist list = {0};
+    char err[4352];
+    for (size_t i = 0; i < ndirs; i++) {
+        if (sift_fs_list(&list, dirs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "sift: corpus folder %s\n", err);
+            sift_pathlist_free(&list);
+            return NULL;
+        }
+    }
+    sized_path *out = calloc(list.count + 1, sizeof(*out));
+    for (size_t i = 0; out && i < list.count; i++) {
+        struct stat st;
+        out[i].size = stat(list.paths[i], &st) == 0 ? (size_t)st.st_size : 0;
+        out[i].path = list.paths[i];
+    }
+    if (out) {
+        qsort(out, list.count, sizeof(*out), by_size);
+        *count = list.count;
+        free(list.paths); /* the strings now belong to OUT */
+    } else {
+        sift_pathlist_free(&list);
+    }
+    return out;
+}
+
+static void free_sorted(sized_path *p, size_t n)
+{
+    for (size_t i = 0; p && i < n; i++)
+        free(p[i].path);
+    free(p);
+}
+
+static void note(int fd, long long index, sift_fuzzer *f)
+{
+    merge_note n = {.index = index};
+    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &n.cov, NULL);
+    sift_snapshot_count(f->snap, f->mask, NULL, &n.ft);
+    if (write(fd, &n, sizeof n) != sizeof n) _exit(1);
+}
+
+static void try_file(sift_fuzzer *f, const char *path, bool save)
+{
+    uint8_t *data;
+    size_t size;
+    char err[4352];
+    size_t max = f->opts->max_len ? (size_t)f->opts->max_len : (size_t)1 << 20;
+    if (sift_fs_read(path, max, &data, &size, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "sift: skipping %s\n", err);
+        return;
+    }
+    sift_fuzzer_try(f, data, size, save, NULL);
+    free(data);
+}
+
+/* The child: learns the first folder's coverage, then tries inputs from START on. */
+static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t start)
+{
+    size_t nout = 0;
+    sized_path *out = list_sorted(f->opts->inputs, 1, &nout);
+    if (!out) _exit(1);
+    for (size_t i = 0; i < nout; i++)
+        try_file(f, out[i].path, false);
+    free_sorted(out, nout);
+    note(fd, -1, f);
+    for (size_t i = start; i < n; i++) {
+        note(fd, (long long)i, f);
+        try_file(f, inputs[i].path, true);
+    }
+    note(fd, -2, f);
+    _exit(0);
+}
+
+/* Reads notes until the child exits or goes silent for longer than the timeout. */
+static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, merge_note *first)
+{
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, timeout > 0 ? (int)(timeout * 1000 + 1000) : -1);
+        if (ready == 0) {
+            kill(pid, SIGKILL); /* a hang: the input it was running is to blame */
+            break;
+        }
+        merge_note n;
+        ssize_t got = read(fd, &n, sizeof n);
+        if (got != (ssize_t)sizeof n) break;
+        if (n.index == -1 && first->index == 0) *first = n;
+        *last = n;
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+int sift_merge(sift_fuzzer *f)
+{
+    const sift_options *o = f->opts;
+    if (o->ninputs < 2) {
+        fprintf(stderr, "sift: -merge=1 needs at least two corpus folders (into, from...)\n");
+        return 1;
+    }
+    f->out_dir = o->inputs[0];
+    size_t n = 0, before = 0;
+    sized_path *inputs = list_sorted(o->inputs + 1, o->ninputs - 1, &n);
+    sized_path *existing = list_sorted(o->inputs, 1, &before);
+    if (!inputs || !existing) {
+        free_sorted(inputs, n);
+        free_sorted(existing, before);
+        return 1;
+    }
+    free_sorted(existing, before);
+    fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n + before, before);
+    merge_note first = {0}, last = {0};
+    size_t start = 0, skipped = 0;
+    for (;;) {
+        int pipefd[2];
+        if (pipe(pipefd) != 0) {
+            fprintf(stderr, "sift: merge: %s\n", strerror(errno));
+            return 1;
+        }
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pipefd[0]);
+            merge_child(f, pipefd[1], inputs, n, start);
+        }
+        close(pipefd[1]);
+        last = (merge_note){.index = -3};
+        int status = watch_child(pid, pipefd[0], o->timeout, &last, &first);
+        close(pipefd[0]);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) break;
+        if (last.index < 0) {
+            fprintf(stderr, "sift: merge: the initial corpus %s crashes the target\n",
+                    o->inputs[0]);
+            free_sorted(inputs, n);
+            return 1;
+        }
+        fprintf(stderr, "MERGE-OUTER: %s crashed or hung the target; skipping it\n",
+                inputs[last.index].path);
+        skipped++;
+        start = (size_t)last.index + 1;
+        if (start >= n) break;
+    }
+    size_t after = 0;
+    free_sorted(list_sorted(o->inputs, 1, &after), after);
+    fprintf(stderr,
+            "MERGE-OUTER: %zu new files with %zu new features added; %zu new coverage edges"
+            "%s\n",
+            after - before, last.ft - first.ft, last.cov - first.cov,
+            skipped ? " (some inputs skipped)" : "");
+    free_sorted(inputs, n);
+    return 0;
+}

@@ -1,0 +1,12 @@
+/* Crash minimisation (-minimize_crash=1). */
+#ifndef SIFT_MINIMIZE_H
+#define SIFT_MINIMIZE_H
+
+#include "engine/core/fuzzer.h"
+
+/* Shrinks the crashing input given as the only input file while it keeps crashing the same
+ * way (same exit status and sanitizer SUMMARY line), each try in a child process, and writes
+ * the result as a minimized-from- artifact (or to -exact_artifact_path). */
+int sift_minimize_crash(sift_fuzzer *f);
+
+#endif
