@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "engine/contain/artifact.h"
+#include "engine/contain/report.h"
+#include "engine/base/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -388,23 +390,23 @@ static void overlong_path_is_refused(void **state)
 static void units_print_as_hex_and_escaped_ascii(void **state)
 {
     fixture *f = *state;
-    sift_print_unit((const uint8_t *)"F\0\\\"\xff~", 6);
+    sift_report_unit((const uint8_t *)"F\0\\\"\xff~", 6);
     assert_string_equal(take_log(f), "0x46,0x0,0x5c,0x22,0xff,0x7e,\nF\\000\\\\\\\"\\377~\n");
     static uint8_t big[257];
-    sift_print_unit(big, sizeof(big));
+    sift_report_unit(big, sizeof(big));
     assert_string_equal(take_log(f), "");
 }
 
 static void long_output_is_flushed_in_pieces(void **state)
 {
     fixture *f = *state;
-    sift_out o;
+    sift_report o;
     o.len = 0;
     for (int i = 0; i < 500; i++)
-        sift_out_str(&o, "abcd");
-    sift_out_u64(&o, 18446744073709551615u);
-    sift_out_u64(&o, 0);
-    sift_out_flush(&o);
+        sift_report_str(&o, "abcd");
+    sift_report_u64(&o, 18446744073709551615u);
+    sift_report_u64(&o, 0);
+    sift_report_flush(&o);
     const char *log = take_log(f);
     assert_int_equal(strlen(log), 2000 + 20 + 1);
     assert_string_equal(log + 2000, "184467440737095516150");

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
 #include "engine/contain/fault.h"
 
 #include <dirent.h>

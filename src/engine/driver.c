@@ -1,6 +1,7 @@
 /* The harness binary's entry: parses flags, then reproduces, merges, minimises or fuzzes. */
 #include "engine/driver.h"
-#include "engine/contain/artifact.h"
+#include "engine/contain/report.h"
+#include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
 #include "engine/core/fuzzer.h"
 #include "engine/modes/merge.h"
@@ -52,7 +53,7 @@ static int reproduce(sift_fuzzer *f, char **argv)
         for (long long r = 0; r < times; r++)
             sift_fuzzer_execute(f, data, size);
         fprintf(stderr, "Executed %s in %llu ms\n", o->inputs[i],
-                (unsigned long long)((sift_now_ns() - t0) / 1000000ull));
+                (unsigned long long)((sift_now_ns() - t0) / SIFT_MS_NS));
         if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
         free(data);
     }

@@ -2,6 +2,7 @@
  * record never published it, so no reader can stall on it, which one ring shared by all would
  * have to guard against. The protocol is in docs/workers.md. */
 #include "engine/campaign/dlog.h"
+#include "engine/base/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -153,13 +154,6 @@ static uint8_t *put_text(uint8_t *p, const char *s, size_t width)
     return p + width;
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static size_t encode(const sift_dlog_entry *e, uint8_t *out, size_t fbytes)
 {
     size_t len = round8(FRAME_BYTES + HEADER_BYTES + e->size + fbytes);
@@ -223,7 +217,7 @@ int sift_dlog_publish(sift_dlog *log, unsigned ring, sift_dlog_entry *e, sift_dl
         struct timespec pause = {0, FULL_WAIT_NS};
         nanosleep(&pause, NULL);
     }
-    e->published_ns = monotonic_ns();
+    e->published_ns = sift_now_ns();
     encode(e, s->buf, fbytes);
     /* A reader that copied bytes of this span checks RESERVE afterwards: announce the span
      * before touching it, and publish HEAD only once it is whole. */

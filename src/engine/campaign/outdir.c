@@ -1,7 +1,7 @@
 /* The -out folder in AFL++'s layout. Every file is written whole (temporary, fsync, rename) so
  * that a kill at any moment leaves either the old state or the new one, never half a file. */
 #include "engine/campaign/outdir.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,6 +5,7 @@
 #define SIFT_OUTDIR_H
 
 #include "engine/base/fsutil.h"
+#include "engine/base/files.h"
 
 #include <stdbool.h>
 #include <stddef.h>

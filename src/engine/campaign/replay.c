@@ -2,7 +2,8 @@
  * pipe which input it is about to run, so that a death is blamed on that input alone. */
 #define _GNU_SOURCE
 #include "engine/campaign/replay.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
 #include "engine/campaign/worker.h"
 
@@ -186,7 +187,7 @@ unsigned sift_replay_poll(sift_replay *rp, int wait_ms)
     if (np) poll(p, np, wait_ms);
     free(p);
     uint64_t limit =
-        rp->opts->timeout > 0 ? (uint64_t)rp->opts->timeout * 1000000000ull + HANG_GRACE_NS : 0;
+        rp->opts->timeout > 0 ? (uint64_t)rp->opts->timeout * SIFT_SECOND_NS + HANG_GRACE_NS : 0;
     unsigned running = 0;
     for (unsigned k = 0; k < rp->nchildren; k++) {
         sift_replay_child *c = &rp->kids[k];

@@ -3,7 +3,8 @@
  * which resume removes), synced, then renamed. */
 #define _GNU_SOURCE
 #include "engine/campaign/store.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +19,6 @@ struct sift_staged {
     int fd;
     char *tmp, *path;
 };
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int sift_store_init(sift_store *c, const char *corpus_dir, sift_outdir *out)
 {
@@ -100,28 +94,13 @@ static int stage(sift_store *c, const char *path, const uint8_t *data, size_t si
         c->staged = grown;
         c->stagecap = cap;
     }
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path) + 1 : 0;
     struct sift_staged *st = &c->staged[c->nstaged];
-    st->fd = -1;
+    char tmp[4096];
     st->path = strdup(path);
-    if (!st->path || asprintf(&st->tmp, "%.*s.%s.tmp.%d.%u", dirlen, path, path + dirlen,
-                              (int)getpid(), c->serial++) < 0) {
-        free(st->path);
-        return -1;
-    }
-    st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    size_t done = 0;
-    while (st->fd >= 0 && done < size) {
-        ssize_t w = write(st->fd, data + done, size - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            if (w == 0) errno = ENOSPC; /* no progress and no error: the disk took nothing */
-            break;
-        }
-        done += (size_t)w;
-    }
-    if (st->fd >= 0 && done == size) {
+    st->fd = st->path ? sift_file_temp(path, tmp, sizeof tmp) : -1;
+    st->tmp = st->fd >= 0 ? strdup(tmp) : NULL;
+    bool whole = st->tmp && sift_file_write_all(st->fd, data, size) == 0;
+    if (whole) {
         c->nstaged++;
         return 0;
     }
@@ -131,7 +110,7 @@ static int stage(sift_store *c, const char *path, const uint8_t *data, size_t si
     fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(err));
     if (st->fd >= 0) {
         close(st->fd);
-        unlink(st->tmp);
+        unlink(tmp);
     }
     free(st->tmp);
     free(st->path);
@@ -199,7 +178,7 @@ int sift_store_flush(sift_store *c)
     }
     c->nstaged = 0;
     if (rc != 0) c->failed = true;
-    uint64_t now = monotonic_ns();
+    uint64_t now = sift_now_ns();
     if (rc == 0 && c->oldest_ns) {
         if (now > c->oldest_ns && now - c->oldest_ns > c->persist_lag_ns)
             c->persist_lag_ns = now - c->oldest_ns;
@@ -239,7 +218,7 @@ int sift_store_take(sift_store *c, const sift_dlog_entry *e, const char *desc)
 }
 
 void sift_store_replayed(sift_store *c, const sift_dlog_entry *e, size_t item, unsigned where,
-                            long queue_id)
+                         long queue_id)
 {
     if (where & SIFT_ON_QUEUE) sift_corpus_add(c->in_queue, NULL, 0, NULL, 0, 0, e->name, 0);
     if (where & SIFT_ON_DIR) sift_corpus_add(c->in_dir, NULL, 0, NULL, 0, 0, e->name, 0);
@@ -281,8 +260,7 @@ void sift_store_settle(sift_store *c)
     c->pending = false;
 }
 
-int sift_store_fault(sift_store *c, bool hang, const uint8_t *data, size_t size,
-                        const char *desc)
+int sift_store_fault(sift_store *c, bool hang, const uint8_t *data, size_t size, const char *desc)
 {
     char name[41];
     sift_sha1_hex(data, size, name);

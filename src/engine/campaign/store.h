@@ -32,7 +32,6 @@ typedef struct {
     /* Files written but not yet synced and renamed into place (sift_store_flush). */
     struct sift_staged *staged;
     size_t nstaged, stagecap;
-    unsigned serial;
     bool failed; /* a file could not be written: nothing more is taken */
 } sift_store;
 
@@ -49,12 +48,12 @@ int sift_store_take(sift_store *c, const sift_dlog_entry *e, const char *desc);
 /* Takes a record of replayed item ITEM, which is on disk in the places of WHERE (queue id
  * QUEUE_ID). Nothing is written until sift_store_reconcile. */
 void sift_store_replayed(sift_store *c, const sift_dlog_entry *e, size_t item, unsigned where,
-                            long queue_id);
+                         long queue_id);
 
 /* After a replay: writes every entry into the places it is missing from, the queue name of
  * a replayed item coming from DESCRIBE. Returns how many files it wrote, or -1. */
 typedef void (*sift_store_describe_fn)(void *ctx, size_t item, unsigned *where, char *desc,
-                                          size_t cap);
+                                       size_t cap);
 long sift_store_reconcile(sift_store *c, sift_store_describe_fn describe, void *ctx);
 
 /* Syncs every file written since the last flush, then renames each into place: one journal
@@ -67,7 +66,6 @@ void sift_store_settle(sift_store *c);
 
 /* Saves a crash or hang input into -out (once per distinct input). Returns 1 when saved, 0
  * when it was saved before, -1 on failure. */
-int sift_store_fault(sift_store *c, bool hang, const uint8_t *data, size_t size,
-                        const char *desc);
+int sift_store_fault(sift_store *c, bool hang, const uint8_t *data, size_t size, const char *desc);
 
 #endif

@@ -3,12 +3,14 @@
  * and reports. It sleeps between rounds of 20 ms, so that the workers keep the cores. */
 #define _GNU_SOURCE
 #include "engine/campaign/supervisor.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
 #include "engine/campaign/store.h"
 #include "engine/contain/fault.h"
 #include "engine/campaign/outdir.h"
 #include "engine/campaign/replay.h"
-#include "engine/campaign/supervisor_io.h"
+#include "engine/campaign/super_report.h"
+#include "engine/campaign/super_setup.h"
 #include "engine/campaign/sync.h"
 #include "engine/progress/view.h"
 #include "engine/campaign/worker.h"
@@ -29,11 +31,10 @@
 static volatile sig_atomic_t g_interrupts;
 
 #define ROUND_MS       20
-#define SECOND_NS      1000000000ull
-#define SETTLE_NS      (SECOND_NS / 2)
-#define QUICK_DEATH_NS SECOND_NS /* a worker dying this soon after its start */
-#define QUICK_DEATHS   10        /* in a row: the target cannot be fuzzed as it is */
-#define STOP_GRACE_NS  (10 * SECOND_NS)
+#define SETTLE_NS      (SIFT_SECOND_NS / 2)
+#define QUICK_DEATH_NS SIFT_SECOND_NS /* a worker dying this soon after its start */
+#define QUICK_DEATHS   10             /* in a row: the target cannot be fuzzed as it is */
+#define STOP_GRACE_NS  (10 * SIFT_SECOND_NS)
 
 static void on_interrupt(int sig)
 {
@@ -45,17 +46,6 @@ unsigned sift_super_workers(const sift_options *o)
 {
     long long n = o->workers ? o->workers : o->jobs ? o->jobs : o->fork;
     return (unsigned)n;
-}
-
-uint64_t sift_super_execs(const sift_super *s)
-{
-    uint64_t total = 0;
-    for (unsigned k = 0; k < s->n; k++) {
-        total += s->slots[k].execs_before;
-        if (s->slots[k].pid > 0)
-            total += atomic_load_explicit(&s->sh.workers[k].execs, memory_order_relaxed);
-    }
-    return total;
 }
 
 /* Takes everything the rings hold into the corpus, saves it, and releases the room to the
@@ -281,7 +271,7 @@ static void reap_workers(sift_super *s)
 static bool out_of_budget(sift_super *s, uint64_t now)
 {
     const sift_options *o = s->o;
-    if (o->max_total_time && now - s->start_ns >= (uint64_t)o->max_total_time * SECOND_NS)
+    if (o->max_total_time && now - s->start_ns >= (uint64_t)o->max_total_time * SIFT_SECOND_NS)
         return true;
     if (o->runs >= 0 && sift_super_execs(s) >= (uint64_t)o->runs) return true;
     unsigned finished = 0;
@@ -325,7 +315,7 @@ static void stop_workers(sift_super *s)
 {
     sift_shared_stop(&s->sh);
     uint64_t deadline = sift_now_ns() + STOP_GRACE_NS +
-                        (s->o->timeout > 0 ? (uint64_t)s->o->timeout * SECOND_NS : 0);
+                        (s->o->timeout > 0 ? (uint64_t)s->o->timeout * SIFT_SECOND_NS : 0);
     for (;;) {
         reap_workers(s);
         drain(s);
@@ -377,7 +367,7 @@ static int campaign(sift_super *s)
     sift_super_status(s, "DONE", 0);
     if (view) sift_super_view(s, sift_now_ns(), true);
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)sift_super_execs(s),
-            (unsigned long long)((sift_now_ns() - s->start_ns) / SECOND_NS));
+            (unsigned long long)((sift_now_ns() - s->start_ns) / SIFT_SECOND_NS));
     if (s->exit_code) return s->exit_code;
     if (s->crashes) return (int)s->o->error_exitcode;
     return s->hangs ? (int)s->o->timeout_exitcode : 0;
@@ -419,7 +409,8 @@ static void replay_part(sift_super *s, unsigned where)
     free(part);
 }
 
-int sift_super_merge(sift_super *s)
+/* -merge=1 with workers: the covering set of the inputs, found in parallel. */
+static int merge(sift_super *s)
 {
     const sift_options *o = s->o;
     if (o->ninputs < 2) {
@@ -491,7 +482,7 @@ int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn targe
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
-        rc = o->merge ? sift_super_merge(&s) : campaign(&s);
+        rc = o->merge ? merge(&s) : campaign(&s);
     }
     free_super(&s);
     return rc;

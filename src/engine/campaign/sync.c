@@ -3,7 +3,8 @@
  * regular file of a sane size, and each problem is said once, in one line. */
 #define _GNU_SOURCE
 #include "engine/campaign/sync.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
 #include "engine/campaign/outdir.h"
 
 #include <dirent.h>
@@ -17,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCAN_EVERY_NS  1000000000ull
+#define SCAN_EVERY_NS  SIFT_SECOND_NS
 #define SETTLE_SECONDS 1   /* a peer may still be writing a younger file: AFL++ writes in place */
 #define ROUND_MAX      256 /* entries imported per round */
 #define NAME_MAX_LEN   64

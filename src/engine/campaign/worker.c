@@ -2,7 +2,8 @@
  * discovery log; every other ring is read at short intervals and the entries taken into its
  * corpus with the features their producer recorded, without running them. */
 #include "engine/campaign/worker.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,36 +1,9 @@
-/* Artifacts and atomic files: what a fuzzer writes must survive a kill at any moment. */
+/* Artifacts: what a fuzzer writes about a fault must survive a kill at any moment. */
 #ifndef SIFT_ARTIFACT_H
 #define SIFT_ARTIFACT_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Reports from crash handlers: text gathered in a fixed buffer and written with write(2) to
- * the report descriptor, so no allocation and no stdio. Long text is flushed in pieces. */
-typedef struct {
-    char buf[1024];
-    size_t len;
-} sift_out;
-
-void sift_out_str(sift_out *o, const char *s);
-void sift_out_u64(sift_out *o, uint64_t v);
-void sift_out_flush(sift_out *o);
-
-/* Where reports go: stderr unless moved (a driver that closes stderr for -close_fd_mask
- * passes a duplicate of it here). */
-void sift_report_set_fd(int fd);
-int sift_report_fd(void);
-
-/* Prints DATA as libFuzzer does before an artifact line when it is at most 256 bytes: a hex
- * array line ("0x46,0x55,") and an escaped ASCII line. Async-signal-safe. */
-void sift_print_unit(const uint8_t *data, size_t size);
-
-/* Hex SHA-1 of DATA into OUT (41 bytes with the NUL). Async-signal-safe. */
-void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
-
-/* Writes DATA to PATH atomically: a temporary file in the same folder, fsync, rename. Returns
- * 0, or -1 with errno set. Async-signal-safe (no allocation, no stdio). */
-int sift_write_atomic(const char *path, const uint8_t *data, size_t size);
 
 /* Writes the artifact of KIND ("crash", "timeout", "oom", "leak", "slow-unit", "minimized-from")
  * for DATA as libFuzzer names it: EXACT_PATH when not NULL, else PREFIX (may be NULL: "./")

@@ -4,6 +4,8 @@
  * only use the async-signal-safe output of artifact.c. */
 #define _GNU_SOURCE
 #include "engine/contain/fault.h"
+#include "engine/contain/report.h"
+#include "engine/base/clock.h"
 
 #include "engine/contain/artifact.h"
 
@@ -62,13 +64,6 @@ static bool g_leaks_off;
 #define ALT_STACK_SIZE ((size_t)256 * 1024)
 #define MAX_FRAMES     64
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static pid_t current_tid(void)
 {
     return (pid_t)syscall(SYS_gettid);
@@ -82,28 +77,28 @@ static bool claim_report(void)
 }
 
 /* Starts a line as libFuzzer starts its error lines: "==PID== ". */
-static void out_pid(sift_out *o)
+static void out_pid(sift_report *o)
 {
-    sift_out_str(o, "==");
-    sift_out_u64(o, (uint64_t)getpid());
-    sift_out_str(o, "== ");
+    sift_report_str(o, "==");
+    sift_report_u64(o, (uint64_t)getpid());
+    sift_report_str(o, "== ");
 }
 
 static void say(const char *text)
 {
-    sift_out o;
+    sift_report o;
     o.len = 0;
-    sift_out_str(&o, text);
-    sift_out_flush(&o);
+    sift_report_str(&o, text);
+    sift_report_flush(&o);
 }
 
 static void say_pid(const char *text)
 {
-    sift_out o;
+    sift_report o;
     o.len = 0;
     out_pid(&o);
-    sift_out_str(&o, text);
-    sift_out_flush(&o);
+    sift_report_str(&o, text);
+    sift_report_flush(&o);
 }
 
 static void print_stack_trace(void)
@@ -119,7 +114,7 @@ static void print_stack_trace(void)
 
 static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
 {
-    sift_print_unit(data, size);
+    sift_report_unit(data, size);
     sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data, size,
                         NULL, 0);
 }
@@ -181,25 +176,25 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
         return;
     }
     uint64_t started = f->started_ns;
-    uint64_t seconds = started ? (now_ns() - started) / 1000000000u : 0;
+    uint64_t seconds = started ? (sift_now_ns() - started) / SIFT_SECOND_NS : 0;
     if (seconds < (uint64_t)f->opts->timeout || !claim_report()) {
         errno = saved;
         return;
     }
-    sift_out o;
+    sift_report o;
     o.len = 0;
-    sift_out_str(&o, "ALARM: working on the last Unit for ");
-    sift_out_u64(&o, seconds);
-    sift_out_str(&o, " seconds\n       and the timeout value is ");
-    sift_out_u64(&o, (uint64_t)f->opts->timeout);
-    sift_out_str(&o, " (use -timeout=N to change)\n");
-    sift_out_flush(&o);
+    sift_report_str(&o, "ALARM: working on the last Unit for ");
+    sift_report_u64(&o, seconds);
+    sift_report_str(&o, " seconds\n       and the timeout value is ");
+    sift_report_u64(&o, (uint64_t)f->opts->timeout);
+    sift_report_str(&o, " (use -timeout=N to change)\n");
+    sift_report_flush(&o);
     dump_current_unit(f, "timeout");
     out_pid(&o);
-    sift_out_str(&o, "ERROR: libFuzzer: timeout after ");
-    sift_out_u64(&o, seconds);
-    sift_out_str(&o, " seconds\n");
-    sift_out_flush(&o);
+    sift_report_str(&o, "ERROR: libFuzzer: timeout after ");
+    sift_report_u64(&o, seconds);
+    sift_report_str(&o, " seconds\n");
+    sift_report_flush(&o);
     print_stack_trace();
     say("SUMMARY: libFuzzer: timeout\n");
     _exit((int)f->opts->timeout_exitcode);
@@ -236,10 +231,10 @@ static void on_exit_during_input(void)
     _exit((int)f->opts->error_exitcode);
 }
 
-static void out_of_memory_header(sift_out *o)
+static void out_of_memory_header(sift_report *o)
 {
     out_pid(o);
-    sift_out_str(o, "ERROR: libFuzzer: out-of-memory (");
+    sift_report_str(o, "ERROR: libFuzzer: out-of-memory (");
 }
 
 static void *watch_rss(void *arg)
@@ -250,15 +245,15 @@ static void *watch_rss(void *arg)
         sleep(1);
         size_t used = sift_fault_rss_mb();
         if (used <= limit || !claim_report()) continue;
-        sift_out o;
+        sift_report o;
         o.len = 0;
         out_of_memory_header(&o);
-        sift_out_str(&o, "used: ");
-        sift_out_u64(&o, used);
-        sift_out_str(&o, "Mb; limit: ");
-        sift_out_u64(&o, limit);
-        sift_out_str(&o, "Mb)\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
-        sift_out_flush(&o);
+        sift_report_str(&o, "used: ");
+        sift_report_u64(&o, used);
+        sift_report_str(&o, "Mb; limit: ");
+        sift_report_u64(&o, limit);
+        sift_report_str(&o, "Mb)\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
+        sift_report_flush(&o);
         dump_current_unit(f, "oom");
         say("SUMMARY: libFuzzer: out-of-memory\n");
         _exit(SIFT_EXIT_OOM);
@@ -271,13 +266,13 @@ static void on_malloc(const volatile void *ptr, size_t size)
     sift_fault *f = g_fault;
     if (f->started_ns) atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed);
     if (!g_malloc_limit_mb || (size >> 20) < g_malloc_limit_mb || !claim_report()) return;
-    sift_out o;
+    sift_report o;
     o.len = 0;
     out_of_memory_header(&o);
-    sift_out_str(&o, "malloc(");
-    sift_out_u64(&o, size);
-    sift_out_str(&o, "))\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
-    sift_out_flush(&o);
+    sift_report_str(&o, "malloc(");
+    sift_report_u64(&o, size);
+    sift_report_str(&o, "))\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
+    sift_report_flush(&o);
     print_stack_trace();
     dump_current_unit(f, "oom");
     say("SUMMARY: libFuzzer: out-of-memory\n");
@@ -402,7 +397,7 @@ void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
     atomic_store_explicit(&g_frees, 0, memory_order_relaxed);
     /* The watcher thread reads the input once it sees started_ns. */
     atomic_thread_fence(memory_order_release);
-    uint64_t now = now_ns();
+    uint64_t now = sift_now_ns();
     f->started_ns = now ? now : 1;
 }
 

@@ -1,10 +1,12 @@
 /* One fuzzing process: executes inputs, judges novelty, grows the corpus, prints progress. */
 #include "engine/core/fuzzer.h"
-#include "engine/contain/artifact.h"
+#include "engine/core/exec.h"
+#include "engine/base/files.h"
+#include "engine/base/clock.h"
+#include "engine/base/limits.h"
 #include "engine/base/fsutil.h"
 #include "engine/progress/progress.h"
 #include "engine/progress/view.h"
-#include "rt/values.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +22,6 @@ extern int LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, 
 extern size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2,
                                         size_t size2, uint8_t *out, size_t max_out_size,
                                         unsigned int seed) __attribute__((weak));
-/* Present only when the process runs under AddressSanitizer. */
-extern void __asan_poison_memory_region(void const volatile *addr, size_t size)
-    __attribute__((weak));
 
 /* LLVMFuzzerMutate() is called by custom mutators with no context, so the fuzzer running in
  * this process is the engine's one global besides the signal handlers' (fault.c). */
@@ -32,16 +31,6 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
 {
     if (!sift_active_fuzzer || max_size == 0) return size < max_size ? size : max_size;
     return sift_mutate(&sift_active_fuzzer->mutator, data, size, max_size);
-}
-
-#define SEED_MAX_READ   (1u << 20)
-#define DEFAULT_MAX_LEN 4096
-
-uint64_t sift_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static const uint8_t *pick_other(void *ctx, size_t *len)
@@ -55,23 +44,11 @@ static const uint8_t *pick_other(void *ctx, size_t *len)
     return e->data;
 }
 
-void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT])
-{
-    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
-        cap[d] = sift_covmap_size(rt->map, (sift_domain)d);
-    cap[SIFT_DOMAIN_EDGES] += 1u << 20; /* room for modules loaded later with dlopen */
-}
-
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
     memset(f, 0, sizeof(*f));
     f->opts = opts;
     f->target = target;
-    f->rt = sift_rt();
-    if (!f->rt) {
-        fprintf(stderr, "sift: out of memory setting up coverage maps\n");
-        return -1;
-    }
     if (opts->dict) {
         char err[512];
         if (sift_dict_load(&f->dict, opts->dict, err, sizeof err) != 0) {
@@ -82,9 +59,8 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     }
     f->mask = opts->features;
     if (opts->use_value_profile) f->mask |= SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP);
-    f->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
     size_t cap[SIFT_DOMAIN_COUNT];
-    sift_fuzzer_capacity(f->rt, cap);
+    if (sift_exec_init(f, cap) != 0) return -1;
     if (sift_snapshot_create(&f->snap, cap, NULL, 0) != SIFT_OK ||
         !(f->corpus = sift_corpus_new())) {
         fprintf(stderr, "sift: out of memory setting up the corpus\n");
@@ -98,20 +74,16 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     f->mutator = (sift_mutator){
         .rng = &f->rng,
         .dict = f->dict.count ? &f->dict : NULL,
-        .cmps = opts->use_cmp ? &f->rt->cmps : NULL,
+        .cmps = opts->use_cmp ? sift_exec_cmps(f) : NULL,
         .pick_other = pick_other,
         .pick_ctx = f,
         .only_ascii = opts->only_ascii != 0,
     };
-    f->exact_copy = __asan_poison_memory_region != NULL;
-    f->export_cap = 1u << 16;
-    f->export_buf = malloc(f->export_cap);
     f->fault.opts = opts;
     f->fault.argv0 = argv0;
-    if (!f->export_buf || sift_fault_install(&f->fault) != 0) return -1;
+    if (sift_fault_install(&f->fault) != 0) return -1;
     /* After the engine's handlers: the value hooks' fault handler must go in front of them. */
-    unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
-    if (sift_values_count(f->rt)) sift_values_set_mode(f->rt, values);
+    sift_exec_arm_values(f);
     f->stats.start_ns = f->stats.last_new_ns = sift_now_ns();
     sift_active_fuzzer = f;
     return 0;
@@ -124,132 +96,16 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_corpus_free(f->corpus);
     sift_dict_free(&f->dict);
     free(f->buf);
-    free(f->export_buf);
-}
-
-/* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
-static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
-{
-    uint8_t *copy = NULL;
-    const uint8_t *in = data;
-    if (f->exact_copy) {
-        /* An exact-size heap copy lets ASan catch a read one byte past the input. */
-        copy = malloc(size ? size : 1);
-        if (copy) {
-            memcpy(copy, data, size);
-            in = copy;
-        }
-    }
-    f->rt->tracing = true;
-    sift_fault_begin(&f->fault, data, size);
-    /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
-     * empty harness a clock read costs about a tenth of an execution. */
-    uint64_t t0 = f->fault.started_ns;
-    f->target(in, size);
-    uint64_t end = sift_now_ns();
-    sift_fault_end(&f->fault);
-    f->exec_end_ns = end;
-    uint64_t dt = end - t0;
-    f->rt->tracing = false;
-    free(copy);
-    f->stats.execs++;
-    if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
-    return dt;
-}
-
-static void reset_unjudged(sift_fuzzer *f)
-{
-    unsigned others = SIFT_DOMAINS_ALL & ~f->mask;
-    if (others) sift_covmap_reset(f->rt->map, others);
-}
-
-sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
-{
-    run_target(f, data, size);
-    sift_novelty novelty = SIFT_NOTHING;
-    if (sift_snapshot_check_and_advance(f->snap, f->rt->map, f->mask, &novelty, NULL) ==
-        SIFT_ESHAPE) {
-        fprintf(stderr, "sift: loaded modules outgrew the coverage snapshot\n");
-        exit(1);
-    }
-    reset_unjudged(f);
-    return novelty;
-}
-
-typedef struct {
-    sift_feature_id *ids;
-    size_t n, cap;
-} feature_list;
-
-static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
-{
-    feature_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        sift_feature_id *grown = realloc(l->ids, cap * sizeof(*grown));
-        if (!grown) return;
-        l->ids = grown;
-        l->cap = cap;
-    }
-    l->ids[l->n++] = sift_feature(domain, index, (unsigned)__builtin_ctz(buckets));
-}
-
-/* Runs DATA again to learn every feature it owns (the novelty pass only says whether any is
- * new); a second run also filters out coverage that only happened once. */
-static uint64_t collect_features(sift_fuzzer *f, const uint8_t *data, size_t size,
-                                 feature_list *out)
-{
-    uint64_t ns = run_target(f, data, size);
-    size_t len = 0;
-    int rc;
-    while ((rc = sift_covmap_export(f->rt->map, f->mask, f->export_buf, f->export_cap, &len)) ==
-           SIFT_ESPACE) {
-        uint8_t *grown = realloc(f->export_buf, len);
-        if (!grown) {
-            sift_covmap_reset(f->rt->map, SIFT_DOMAINS_ALL);
-            return ns;
-        }
-        f->export_buf = grown;
-        f->export_cap = len;
-    }
-    reset_unjudged(f);
-    if (rc == SIFT_OK) sift_export_foreach(f->export_buf, len, add_feature, out);
-    return ns;
-}
-
-/* Writes DATA to PATH through a temporary TMP and a rename, so that a process killed at any
- * moment leaves the whole input or none. No fsync: a disk flush per new input was most of the
- * time of campaigns that find often, and an input lost to a machine crash is found again. */
-static int write_unsynced(const char *path, const char *tmp, const uint8_t *data, size_t size)
-{
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    while (size) {
-        ssize_t w = write(fd, data, size);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) break;
-        data += w;
-        size -= (size_t)w;
-    }
-    int err = size ? errno : 0;
-    if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, path) != 0) err = errno;
-    if (err) {
-        unlink(tmp);
-        errno = err;
-        return -1;
-    }
-    return 0;
+    sift_exec_free(f);
 }
 
 static void save_input(sift_fuzzer *f, const sift_entry *e)
 {
-    char path[4096], tmp[4096];
-    /* Hidden, so that corpus listings skip a temporary left by a kill. */
+    char path[4096];
+    /* No fsync: a disk flush per new input was most of the time of campaigns that find often,
+     * and an input lost to a machine crash is found again. */
     if ((size_t)snprintf(path, sizeof path, "%s/%s", f->out_dir, e->name) >= sizeof path ||
-        (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", f->out_dir, e->name, (long)getpid()) >=
-            sizeof tmp ||
-        write_unsynced(path, tmp, e->data, e->size) != 0) {
+        sift_write_whole(path, e->data, e->size, false) != 0) {
         fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(errno));
         exit(1);
     }
@@ -259,12 +115,12 @@ static void save_input(sift_fuzzer *f, const sift_entry *e)
  * other entries from run to run. */
 static uint64_t whole_ms(uint64_t ns)
 {
-    return ns / 1000000ull * 1000000ull;
+    return ns / SIFT_MS_NS * SIFT_MS_NS;
 }
 
 /* Takes DATA into the corpus with its FEATURES (consumed), saves it and reports it under HOW.
  * NULL when an identical input is there already. */
-static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, feature_list *features,
+static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *features,
                          uint64_t ns, bool save, const char *how)
 {
     char name[41];
@@ -292,16 +148,16 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, featu
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
 {
     if (sift_fuzzer_execute(f, data, size) == SIFT_NOTHING) return false;
-    feature_list features = {0};
-    uint64_t ns = collect_features(f, data, size, &features);
+    sift_features features = {0};
+    uint64_t ns = sift_exec_features(f, data, size, &features);
     if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
     return admit(f, data, size, &features, ns, save, how) != NULL;
 }
 
 bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    feature_list features = {0};
-    uint64_t ns = collect_features(f, data, size, &features);
+    sift_features features = {0};
+    uint64_t ns = sift_exec_features(f, data, size, &features);
     sift_entry *tops[16];
     size_t ntops = sizeof tops / sizeof(sift_entry *);
     if (!sift_corpus_outranks(f->corpus, features.ids, features.n, size, whole_ms(ns), tops,
@@ -322,25 +178,52 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
     return true;
 }
 
+/* F's progress at NOW, as progress.c and the live view print it. */
+static sift_progress progress(const sift_fuzzer *f, uint64_t now)
+{
+    sift_progress p = {
+        .target = f->fault.argv0,
+        .run_ns = now - f->stats.start_ns,
+        .execs = f->stats.execs,
+        .exec_per_sec = sift_progress_rate(f->stats.execs, now - f->stats.start_ns),
+        .corpus = sift_corpus_count(f->corpus),
+        .favored = sift_corpus_favored(f->corpus),
+        .corpus_bytes = sift_corpus_bytes(f->corpus),
+        .len_limit = f->opts->len_control ? f->len_limit : 0,
+        .new_units = f->stats.new_units,
+        .found_any = f->stats.new_units > 0,
+        .since_new_ns = now - f->stats.last_new_ns,
+        .slowest_ns = f->stats.slowest_ns,
+        .rss_mb = sift_fault_rss_mb(),
+        .seed = f->opts->seed,
+    };
+    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &p.cov, NULL);
+    sift_snapshot_count(f->snap, f->mask, NULL, &p.ft);
+    return p;
+}
+
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra)
 {
     if (sift_view_active(f->view)) return; /* the live view shows all of it */
-    size_t cov = 0, ft = 0;
-    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov, NULL);
-    sift_snapshot_count(f->snap, f->mask, NULL, &ft);
-    size_t bytes = sift_corpus_bytes(f->corpus);
-    char corp[32], lim[32] = "";
-    if (bytes < (1u << 14))
-        snprintf(corp, sizeof corp, "%zub", bytes);
-    else if (bytes < (1u << 24))
-        snprintf(corp, sizeof corp, "%zuKb", bytes >> 10);
+    sift_progress p = progress(f, sift_now_ns());
+    sift_progress_line(&p, what, extra);
+}
+
+static int write_stats(const sift_fuzzer *f)
+{
+    sift_progress p = progress(f, sift_now_ns());
+    return sift_progress_write_json(&p, f->opts->stats_file);
+}
+
+/* Redraws the live view; FINAL leaves it on the screen for good. */
+static void show_view(sift_fuzzer *f, bool final)
+{
+    uint64_t now = sift_now_ns();
+    sift_progress p = progress(f, now);
+    if (final)
+        sift_view_finish(&f->view, &p, now);
     else
-        snprintf(corp, sizeof corp, "%zuMb", bytes >> 20);
-    if (f->opts->len_control && f->len_limit) snprintf(lim, sizeof lim, " lim: %zu", f->len_limit);
-    fprintf(stderr, "#%llu\t%-6s cov: %zu ft: %zu corp: %zu/%s%s exec/s: %llu rss: %zuMb%s\n",
-            (unsigned long long)f->stats.execs, what, cov, ft, sift_corpus_count(f->corpus), corp,
-            lim, (unsigned long long)sift_stats_exec_per_sec(&f->stats, sift_now_ns()),
-            sift_fault_rss_mb(), extra ? extra : "");
+        sift_view_update(f->view, &p, now);
 }
 
 static int by_size(const void *a, const void *b)
@@ -366,7 +249,7 @@ static int load_seeds(sift_fuzzer *f)
         fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
                 paths.skipped, paths.skipped > 1 ? "first: " : "", paths.first_skip);
     f->out_dir = o->ninputs ? o->inputs[0] : NULL;
-    size_t read_max = o->max_len ? (size_t)o->max_len : SEED_MAX_READ;
+    size_t read_max = sift_seed_read_max(o->max_len);
     sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
     size_t nseeds = 0, largest = 0, failed = 0, cut = 0;
     for (size_t i = 0; seeds && i < paths.count; i++) {
@@ -390,9 +273,7 @@ static int load_seeds(sift_fuzzer *f)
         fprintf(stderr, "sift: out of memory loading the corpus\n");
         return -1;
     }
-    f->max_len = o->max_len                  ? (size_t)o->max_len
-                 : largest > DEFAULT_MAX_LEN ? largest
-                                             : DEFAULT_MAX_LEN;
+    f->max_len = sift_max_len(o->max_len, largest);
     if (!o->max_len)
         fprintf(stderr,
                 "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
@@ -475,8 +356,8 @@ static bool out_of_budget(sift_fuzzer *f)
     if (o->runs >= 0 && f->stats.execs >= (uint64_t)o->runs) return true;
     if (!o->max_total_time) return false;
     /* The end of the last execution is recent enough for a limit in seconds. */
-    uint64_t now = f->exec_end_ns ? f->exec_end_ns : sift_now_ns();
-    return now - f->stats.start_ns >= (uint64_t)o->max_total_time * 1000000000ull;
+    uint64_t now = f->exec.end_ns ? f->exec.end_ns : sift_now_ns();
+    return now - f->stats.start_ns >= (uint64_t)o->max_total_time * SIFT_SECOND_NS;
 }
 
 int sift_fuzzer_run(sift_fuzzer *f)
@@ -493,12 +374,12 @@ int sift_fuzzer_run(sift_fuzzer *f)
     if (sift_view_wanted(f->opts)) f->view = sift_view_start();
     bool view = f->view != NULL;
     sift_fuzzer_status(f, "INITED", NULL);
-    if (view) sift_stats_view(f, false);
+    if (view) show_view(f, false);
     /* Statistics that cannot be written stop the campaign, as finds that cannot be saved do:
      * written once here, so that a bad -stats_file shows at once, then every second. */
     int rc = 0;
-    uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + 1000000000ull;
-    if (f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
+    uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + SIFT_SECOND_NS;
+    if (f->opts->stats_file && write_stats(f) != 0) rc = 1;
     while (rc == 0 && !out_of_budget(f)) {
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
         if (!e) break;
@@ -519,12 +400,12 @@ int sift_fuzzer_run(sift_fuzzer *f)
             if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);
             next_pulse *= 2;
         }
-        if (view && sift_view_due(f->view, f->exec_end_ns)) sift_stats_view(f, false);
+        if (view && sift_view_due(f->view, f->exec.end_ns)) show_view(f, false);
         if ((f->stats.execs & 1023) == 0 && f->opts->stats_file) {
             uint64_t now = sift_now_ns();
             if (now >= next_stats_ns) {
-                if (sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
-                next_stats_ns = now + 1000000000ull;
+                if (write_stats(f) != 0) rc = 1;
+                next_stats_ns = now + SIFT_SECOND_NS;
             }
         }
     }
@@ -532,11 +413,14 @@ int sift_fuzzer_run(sift_fuzzer *f)
     if (view) {
         /* SIGINT's handler wrote its line below the view. */
         if (f->fault.stop_requested) sift_view_detach(f->view);
-        sift_stats_view(f, true);
+        show_view(f, true);
     }
-    if (rc == 0 && f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
-    if (f->opts->print_final_stats) sift_stats_print_final(f);
+    if (rc == 0 && f->opts->stats_file && write_stats(f) != 0) rc = 1;
+    if (f->opts->print_final_stats) {
+        sift_progress p = progress(f, sift_now_ns());
+        sift_progress_print_final(&p);
+    }
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,
-            (unsigned long long)((sift_now_ns() - f->stats.start_ns) / 1000000000ull));
+            (unsigned long long)((sift_now_ns() - f->stats.start_ns) / SIFT_SECOND_NS));
     return rc;
 }

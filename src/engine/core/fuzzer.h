@@ -7,7 +7,7 @@
 #include "engine/contain/fault.h"
 #include "engine/core/mutate.h"
 #include "engine/base/options.h"
-#include "rt/rt.h"
+#include "engine/core/exec.h"
 #include "sift/snapshot.h"
 
 #include <stdbool.h>
@@ -40,7 +40,6 @@ typedef struct {
 struct sift_fuzzer {
     sift_options *opts;
     sift_target_fn target;
-    sift_rt_state *rt;
     sift_snapshot *snap;
     sift_corpus *corpus;
     sift_rng rng;
@@ -55,24 +54,14 @@ struct sift_fuzzer {
     uint64_t quiet_since_execs; /* last new input or length limit change */
     const char *out_dir;        /* first corpus folder: where new inputs are saved; NULL for none */
     uint8_t *buf;               /* mutation buffer of max_len bytes */
-    uint8_t *export_buf;        /* scratch for feature exports */
-    size_t export_cap;
-    bool exact_copy;      /* run each input from an exact-size heap copy (under ASan) */
-    uint64_t exec_end_ns; /* when the last execution returned (0 before the first) */
+    sift_exec exec;
     sift_fuzzer_hooks hooks;
 };
-
-/* The counters per domain a fuzzer's snapshot has room for: every module loaded now, and room
- * for modules loaded later. Processes that share a snapshot must agree on it. */
-void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
 
 /* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
  * returns -1 on bad user input (a dictionary, say). */
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0);
 void sift_fuzzer_free(sift_fuzzer *f);
-
-/* Executes DATA once, contained; returns what it added to the global coverage. */
-sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size);
 
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
  * output folder when SAVE). Returns whether it was added. */
@@ -90,7 +79,5 @@ int sift_fuzzer_run(sift_fuzzer *f);
 
 /* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra);
-
-uint64_t sift_now_ns(void);
 
 #endif

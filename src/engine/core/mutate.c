@@ -159,48 +159,21 @@ static size_t op_shuffle_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t 
     return size;
 }
 
-static bool is_digit(uint8_t c)
-{
-    return c >= '0' && c <= '9';
-}
-
-size_t sift_mut_utoa(uint64_t v, char out[20])
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-size_t sift_mut_replace(uint8_t *d, size_t size, size_t max, size_t pos, size_t oldn,
-                        const void *src, size_t newn)
-{
-    if (size - oldn + newn > max) return 0;
-    memmove(d + pos + newn, d + pos + oldn, size - pos - oldn);
-    memcpy(d + pos, src, newn);
-    return size - oldn + newn;
-}
-
 static size_t op_change_ascii_int(sift_mutator *m, uint8_t *d, size_t size, size_t max)
 {
     size_t start = sift_mut_below(m, size), b = start;
-    while (b < size && !is_digit(d[b]))
+    while (b < size && !sift_mut_is_digit(d[b]))
         b++;
     if (b == size) {
-        for (b = 0; b < start && !is_digit(d[b]); b++)
+        for (b = 0; b < start && !sift_mut_is_digit(d[b]); b++)
             ;
         if (b == start) return 0;
     }
-    while (b > 0 && is_digit(d[b - 1]))
+    while (b > 0 && sift_mut_is_digit(d[b - 1]))
         b--;
     /* 19 digits always fit in 64 bits; longer runs change in their leading part. */
     size_t e = b;
-    while (e < size && e - b < 19 && is_digit(d[e]))
+    while (e < size && e - b < 19 && sift_mut_is_digit(d[e]))
         e++;
     uint64_t v = 0;
     for (size_t i = b; i < e; i++)

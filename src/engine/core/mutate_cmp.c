@@ -100,18 +100,13 @@ static bool fits(uint64_t v, size_t n, size_t w)
     return (v & ~width_mask(n)) == 0 || (sext & width_mask(w)) == v;
 }
 
-static bool is_digit(uint8_t c)
-{
-    return c >= '0' && c <= '9';
-}
-
 /* First whole-number occurrence of the text S (N bytes): "5" inside "150" is another value. */
 static size_t find_number(const uint8_t *d, size_t size, const char *s, size_t n)
 {
     for (const uint8_t *p = d; (p = memmem(p, (size_t)(d + size - p), s, n)); p++) {
         size_t pos = (size_t)(p - d);
-        bool before = pos > 0 && is_digit(d[pos - 1]);
-        bool after = pos + n < size && is_digit(d[pos + n]);
+        bool before = pos > 0 && sift_mut_is_digit(d[pos - 1]);
+        bool after = pos + n < size && sift_mut_is_digit(d[pos + n]);
         if (!before && !after) return pos;
     }
     return NOT_FOUND;

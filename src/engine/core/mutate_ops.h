@@ -30,6 +30,11 @@ static inline void sift_mut_store(uint8_t *p, size_t w, uint64_t v, bool big)
         p[big ? w - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
+static inline bool sift_mut_is_digit(uint8_t c)
+{
+    return c >= '0' && c <= '9';
+}
+
 /* Replaces the OLDN bytes at POS with SRC (NEWN bytes), moving the tail. 0 when the result
  * would not fit in MAX. */
 size_t sift_mut_replace(uint8_t *d, size_t size, size_t max, size_t pos, size_t oldn,

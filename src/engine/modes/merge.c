@@ -1,7 +1,6 @@
 /* Corpus merging (-merge=1), run in a child process so that an input that crashes or hangs
  * costs that input, never the whole merge. */
 #include "engine/modes/merge.h"
-#include "engine/contain/artifact.h"
 #include "engine/base/fsutil.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* Crash minimisation (-minimize_crash=1): remove ever smaller chunks while the crash stays the
  * same. Each try runs in a child process, so a crash costs that try only. */
 #include "engine/modes/minimize.h"
+#include "engine/base/clock.h"
 #include "engine/contain/artifact.h"
 #include "engine/base/fsutil.h"
 
@@ -85,7 +86,7 @@ static bool budget_left(sift_fuzzer *f, long long tries, uint64_t start_ns)
     const sift_options *o = f->opts;
     if (o->runs > 0 && tries >= o->runs) return false;
     return !o->max_total_time ||
-           sift_now_ns() - start_ns < (uint64_t)o->max_total_time * 1000000000ull;
+           sift_now_ns() - start_ns < (uint64_t)o->max_total_time * SIFT_SECOND_NS;
 }
 
 /* Removes chunks of halving size while the crash stays the same; returns the new size. */

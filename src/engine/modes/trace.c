@@ -9,7 +9,8 @@
  * "pointer"; threads are numbered in the order they first record; record numbers start at 0. */
 #define _GNU_SOURCE
 #include "engine/modes/trace.h"
-#include "engine/contain/artifact.h"
+#include "engine/contain/report.h"
+#include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
 #include "rt/values.h"
 
@@ -27,7 +28,7 @@
 
 #define TRACE_THREADS 64 /* threads with a depth of their own; the rest share the last */
 #define DRAIN_WAIT_NS 10000000ull
-#define FATAL_WAIT_NS 1000000000ull
+#define FATAL_WAIT_NS SIFT_SECOND_NS
 
 struct sift_trace {
     int fd;
@@ -406,21 +407,14 @@ void sift_trace_finish(sift_trace *t)
     flush(t, true);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Takes the formatter; false when WAIT_NS passed first. */
 static bool lock(sift_trace *t, uint64_t wait_ns)
 {
-    uint64_t deadline = now_ns() + wait_ns;
+    uint64_t deadline = sift_now_ns() + wait_ns;
     for (;;) {
         int idle = 0;
         if (atomic_compare_exchange_strong(&t->busy, &idle, 1)) return true;
-        if (now_ns() >= deadline) return false;
+        if (sift_now_ns() >= deadline) return false;
         sched_yield();
     }
 }
@@ -492,7 +486,7 @@ int sift_trace_run(sift_fuzzer *f)
                 o->ninputs == 1 ? ", a folder" : "");
         return 1;
     }
-    if (sift_values_count(f->rt) == 0) {
+    if (sift_values_count(f->exec.rt) == 0) {
         fprintf(stderr, "sift: -trace: this program has no value instrumentation (build it with "
                         "sift-cc -fsift-values)\n");
         return 1;
@@ -506,7 +500,7 @@ int sift_trace_run(sift_fuzzer *f)
     }
     sift_ring_reset();
     int fd = open_output(o->trace);
-    sift_trace *t = fd >= 0 ? sift_trace_new(fd, format, f->rt) : NULL;
+    sift_trace *t = fd >= 0 ? sift_trace_new(fd, format, f->exec.rt) : NULL;
     pthread_t consumer;
     if (fd >= 0 && (!t || start_consumer(t, &consumer) != 0)) {
         fprintf(stderr, "sift: -trace: cannot start the record consumer\n");
@@ -521,9 +515,9 @@ int sift_trace_run(sift_fuzzer *f)
     fprintf(stderr, "Running: %s\n", o->inputs[0]);
     f->fault.before_report = on_fatal;
     f->fault.before_report_ctx = t;
-    sift_values_set_mode(f->rt, SIFT_VALUES_RECORD);
+    sift_values_set_mode(f->exec.rt, SIFT_VALUES_RECORD);
     sift_fuzzer_execute(f, data, size);
-    sift_values_set_mode(f->rt, 0);
+    sift_values_set_mode(f->exec.rt, 0);
     atomic_store(&t->stop, true);
     pthread_join(consumer, NULL);
     f->fault.before_report = NULL;

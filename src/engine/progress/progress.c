@@ -1,76 +1,94 @@
-/* Campaign statistics: exec/s, the JSON stats file (-stats_file) and -print_final_stats. */
+/* A campaign's progress record turned into status lines, the -stats_file JSON and the final
+ * "stat::" lines. */
 #include "engine/progress/progress.h"
-#include "engine/contain/artifact.h"
-#include "engine/progress/view.h"
+#include "engine/base/clock.h"
+#include "engine/base/files.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-uint64_t sift_stats_exec_per_sec(const sift_stats *s, uint64_t now_ns)
+uint64_t sift_progress_rate(uint64_t execs, uint64_t ns)
 {
-    uint64_t secs = (now_ns - s->start_ns) / 1000000000ull;
-    return secs ? s->execs / secs : 0;
+    uint64_t ms = ns / SIFT_MS_NS;
+    return ms ? execs * 1000ull / ms : 0;
 }
 
-int sift_stats_write(sift_fuzzer *f, const char *path)
+void sift_progress_line(const sift_progress *p, const char *what, const char *extra)
 {
-    uint64_t now = sift_now_ns();
-    size_t cov = 0, ft = 0;
-    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov, NULL);
-    sift_snapshot_count(f->snap, f->mask, NULL, &ft);
-    char json[1024];
-    int n =
-        snprintf(json, sizeof json,
-                 "{\"execs\": %llu, \"exec_per_sec\": %llu, \"elapsed_sec\": %.3f, "
-                 "\"cov\": %zu, \"ft\": %zu, \"corpus\": %zu, \"corpus_bytes\": %zu, "
-                 "\"favored\": %zu, \"new_units\": %llu, \"last_new_sec\": %.3f, "
-                 "\"slowest_unit_ms\": %.3f, \"rss_mb\": %zu, \"seed\": %lld}\n",
-                 (unsigned long long)f->stats.execs,
-                 (unsigned long long)sift_stats_exec_per_sec(&f->stats, now),
-                 (double)(now - f->stats.start_ns) / 1e9, cov, ft, sift_corpus_count(f->corpus),
-                 sift_corpus_bytes(f->corpus), sift_corpus_favored(f->corpus),
-                 (unsigned long long)f->stats.new_units, (double)(now - f->stats.last_new_ns) / 1e9,
-                 (double)f->stats.slowest_ns / 1e6, sift_fault_rss_mb(), f->opts->seed);
-    if (n < 0 || (size_t)n >= sizeof json ||
-        sift_write_atomic(path, (const uint8_t *)json, (size_t)n) != 0) {
-        fprintf(stderr, "sift: cannot write stats file %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-void sift_stats_print_final(sift_fuzzer *f)
-{
-    uint64_t now = sift_now_ns();
-    fprintf(stderr, "stat::number_of_executed_units: %llu\n", (unsigned long long)f->stats.execs);
-    fprintf(stderr, "stat::average_exec_per_sec:     %llu\n",
-            (unsigned long long)sift_stats_exec_per_sec(&f->stats, now));
-    fprintf(stderr, "stat::new_units_added:          %llu\n",
-            (unsigned long long)f->stats.new_units);
-    fprintf(stderr, "stat::slowest_unit_time_sec:    %llu\n",
-            (unsigned long long)(f->stats.slowest_ns / 1000000000ull));
-    fprintf(stderr, "stat::peak_rss_mb:              %zu\n", sift_fault_rss_mb());
-}
-
-void sift_stats_view(sift_fuzzer *f, bool final)
-{
-    uint64_t now = sift_now_ns();
-    sift_view_stats st = {
-        .target = f->fault.argv0,
-        .run_ns = now - f->stats.start_ns,
-        .execs = f->stats.execs,
-        .exec_per_sec = sift_stats_exec_per_sec(&f->stats, now),
-        .corpus = sift_corpus_count(f->corpus),
-        .favored = sift_corpus_favored(f->corpus),
-        .corpus_bytes = sift_corpus_bytes(f->corpus),
-        .found_any = f->stats.new_units > 0,
-        .since_new_ns = now - f->stats.last_new_ns,
-    };
-    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &st.cov, NULL);
-    sift_snapshot_count(f->snap, f->mask, NULL, &st.ft);
-    if (final)
-        sift_view_finish(&f->view, &st, now);
+    char corp[32], lim[32] = "", workers[32] = "";
+    if (p->corpus_bytes < (1u << 14))
+        snprintf(corp, sizeof corp, "%zub", p->corpus_bytes);
+    else if (p->corpus_bytes < (1u << 24))
+        snprintf(corp, sizeof corp, "%zuKb", p->corpus_bytes >> 10);
     else
-        sift_view_update(f->view, &st, now);
+        snprintf(corp, sizeof corp, "%zuMb", p->corpus_bytes >> 20);
+    if (p->len_limit) snprintf(lim, sizeof lim, " lim: %zu", p->len_limit);
+    if (p->nworkers) snprintf(workers, sizeof workers, " workers: %u", p->nworkers);
+    fprintf(stderr, "#%llu\t%-6s cov: %zu ft: %zu corp: %zu/%s%s exec/s: %llu rss: %zuMb%s%s\n",
+            (unsigned long long)p->execs, what, p->cov, p->ft, p->corpus, corp, lim,
+            (unsigned long long)p->exec_per_sec, p->rss_mb, workers, extra ? extra : "");
+}
+
+static void json_workers(FILE *f, const sift_progress *p)
+{
+    fprintf(f, ", \"workers\": [");
+    for (unsigned k = 0; k < p->nworkers; k++) {
+        const sift_progress_worker *w = &p->workers[k];
+        fprintf(f,
+                "%s{\"pid\": %d, \"execs\": %llu, \"exec_per_sec\": %llu, \"corpus\": %llu, "
+                "\"new_units\": %llu, \"imported\": %llu, \"import_lag_ms\": %.3f, "
+                "\"last_new_sec\": %.3f, \"starts\": %u}",
+                k ? ", " : "", w->pid, (unsigned long long)w->execs,
+                (unsigned long long)w->exec_per_sec_avg, (unsigned long long)w->corpus,
+                (unsigned long long)w->new_units, (unsigned long long)w->imported,
+                (double)w->import_lag_ns / 1e6, w->found_any ? (double)w->since_new_ns / 1e9 : -1.0,
+                w->starts);
+    }
+    fprintf(f, "]");
+}
+
+int sift_progress_write_json(const sift_progress *p, const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return 0; /* this round writes nothing; the next one may */
+    double elapsed = (double)p->run_ns / 1e9;
+    fprintf(f,
+            "{\"execs\": %llu, \"exec_per_sec\": %llu, \"elapsed_sec\": %.3f, \"cov\": %zu, "
+            "\"ft\": %zu, \"corpus\": %zu, \"corpus_bytes\": %zu, \"favored\": %zu, "
+            "\"new_units\": %llu, \"imported\": %llu, \"last_new_sec\": %.3f, \"crashes\": %llu, "
+            "\"hangs\": %llu, \"replay_failed\": %llu, \"persist_lag_ms\": %.3f, "
+            "\"slowest_unit_ms\": %.3f, \"rss_mb\": %zu, \"seed\": %lld",
+            (unsigned long long)p->execs, (unsigned long long)p->exec_per_sec, elapsed, p->cov,
+            p->ft, p->corpus, p->corpus_bytes, p->favored, (unsigned long long)p->new_units,
+            (unsigned long long)p->imported, p->found_any ? (double)p->since_new_ns / 1e9 : elapsed,
+            (unsigned long long)p->crashes, (unsigned long long)p->timeouts,
+            (unsigned long long)p->replay_failed, (double)p->persist_lag_ns / 1e6,
+            (double)p->slowest_ns / 1e6, p->rss_mb, p->seed);
+    if (p->nworkers) json_workers(f, p);
+    fprintf(f, "}\n");
+    /* A memory stream that ran out of memory holds part of the text, or none: this round
+     * writes nothing, as when the stream could not be opened. */
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        free(buf);
+        return 0;
+    }
+    int rc = sift_write_atomic(path, (const uint8_t *)buf, len);
+    if (rc != 0) fprintf(stderr, "sift: cannot write stats file %s: %s\n", path, strerror(errno));
+    free(buf);
+    return rc;
+}
+
+void sift_progress_print_final(const sift_progress *p)
+{
+    fprintf(stderr, "stat::number_of_executed_units: %llu\n", (unsigned long long)p->execs);
+    fprintf(stderr, "stat::average_exec_per_sec:     %llu\n", (unsigned long long)p->exec_per_sec);
+    fprintf(stderr, "stat::new_units_added:          %llu\n", (unsigned long long)p->new_units);
+    fprintf(stderr, "stat::slowest_unit_time_sec:    %llu\n",
+            (unsigned long long)(p->slowest_ns / SIFT_SECOND_NS));
+    fprintf(stderr, "stat::peak_rss_mb:              %zu\n", p->rss_mb);
 }

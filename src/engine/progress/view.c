@@ -5,6 +5,7 @@
  * report) land below the view, which is what a report that ends the process wants. */
 #define _GNU_SOURCE
 #include "engine/progress/view.h"
+#include "engine/base/clock.h"
 #include "engine/base/humanize.h"
 
 #include <errno.h>
@@ -17,9 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SECOND_NS    1000000000ull
-#define REDRAW_NS    SECOND_NS
-#define MIN_RATE_NS  (SECOND_NS / 2) /* shorter intervals keep the last rates: too noisy */
+#define REDRAW_NS    SIFT_SECOND_NS
+#define MIN_RATE_NS  (SIFT_SECOND_NS / 2) /* shorter intervals keep the last rates: too noisy */
 #define TEXT_CAP     (64 * 1024)
 #define LINE_CAP     512
 #define BASE_LINES   3
@@ -73,7 +73,7 @@ __attribute__((format(printf, 2, 3))) static void line(sink *k, const char *fmt,
     k->lines++;
 }
 
-static void worker_line(sink *k, unsigned i, const sift_view_worker *w, bool done)
+static void worker_line(sink *k, unsigned i, const sift_progress_worker *w, bool done)
 {
     char pid[16], rate[32], state[64], sp[32];
     if (w->pid > 0)
@@ -81,7 +81,8 @@ static void worker_line(sink *k, unsigned i, const sift_view_worker *w, bool don
     else
         snprintf(pid, sizeof pid, "-");
     if (w->pid > 0 && w->stalled_ns)
-        snprintf(state, sizeof state, "stalled %s", sift_human_span(w->stalled_ns / SECOND_NS, sp));
+        snprintf(state, sizeof state, "stalled %s",
+                 sift_human_span(w->stalled_ns / SIFT_SECOND_NS, sp));
     else
         snprintf(state, sizeof state, "%s", w->pid > 0 ? "alive" : w->finished ? "done" : "down");
     if (w->starts > 1)
@@ -91,7 +92,7 @@ static void worker_line(sink *k, unsigned i, const sift_view_worker *w, bool don
          sift_human_count(done ? w->exec_per_sec_avg : w->exec_per_sec, rate), state);
 }
 
-unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned max_lines, char *out,
+unsigned sift_view_render(const sift_progress *st, unsigned width, unsigned max_lines, char *out,
                           size_t cap)
 {
     sink k = {.out = out, .cap = cap, .width = width};
@@ -102,7 +103,7 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
     unsigned limit = max_lines ? max_lines : ~0u;
     char title[LINE_CAP];
     snprintf(title, sizeof title, "sift %s%s  run time %s  execs %s  exec/s %s", target,
-             st->done ? " (done)" : "", sift_human_clock(st->run_ns / SECOND_NS, a),
+             st->done ? " (done)" : "", sift_human_clock(st->run_ns / SIFT_SECOND_NS, a),
              sift_human_count(st->execs, b),
              sift_human_count(st->done ? st->exec_per_sec : st->exec_per_sec_now, c));
     if (st->done)
@@ -118,7 +119,7 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
         char since[48] = "none yet";
         if (st->found_any)
             snprintf(since, sizeof since, "%s ago",
-                     sift_human_span(st->since_new_ns / SECOND_NS, a));
+                     sift_human_span(st->since_new_ns / SIFT_SECOND_NS, a));
         line(&k, "crashes %s  timeouts %s  ooms %s  last new coverage %s",
              sift_human_count(st->crashes, b), sift_human_count(st->timeouts, c),
              sift_human_count(st->ooms, d), since);
@@ -126,7 +127,7 @@ unsigned sift_view_render(const sift_view_stats *st, unsigned width, unsigned ma
     if (!st->nworkers || k.lines >= limit) return k.lines;
     unsigned alive = 0, stalled = 0, restarts = 0;
     for (unsigned i = 0; i < st->nworkers; i++) {
-        const sift_view_worker *w = &st->workers[i];
+        const sift_progress_worker *w = &st->workers[i];
         alive += w->pid > 0;
         stalled += w->pid > 0 && w->stalled_ns;
         restarts += w->starts > 1 ? w->starts - 1 : 0;
@@ -330,7 +331,7 @@ static bool track_workers(sift_view *v, unsigned n)
 }
 
 /* The rates since the last update that was at least MIN_RATE_NS ago, and the stalls. */
-static void fill_rates(sift_view *v, sift_view_stats *st, uint64_t now)
+static void fill_rates(sift_view *v, sift_progress *st, uint64_t now)
 {
     bool fresh = !v->rate_ns || now - v->rate_ns >= MIN_RATE_NS;
     uint64_t dt = v->rate_ns ? now - v->rate_ns : 0;
@@ -343,7 +344,7 @@ static void fill_rates(sift_view *v, sift_view_stats *st, uint64_t now)
     st->exec_per_sec_now = v->rate_now;
     bool tracked = track_workers(v, st->nworkers);
     for (unsigned k = 0; k < st->nworkers; k++) {
-        sift_view_worker *w = &st->workers[k];
+        sift_progress_worker *w = &st->workers[k];
         if (!tracked) break;
         if (w->pid != v->w_pid[k] || w->execs < v->w_execs[k] || !v->rate_ns) {
             /* A new worker in the slot, or the first look at it. */
@@ -374,7 +375,7 @@ static void size_of_terminal(unsigned *width, unsigned *height)
     }
 }
 
-void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns)
+void sift_view_update(sift_view *v, sift_progress *st, uint64_t now_ns)
 {
     if (!sift_view_active(v)) return;
     pthread_mutex_lock(&v->lock);
@@ -387,7 +388,7 @@ void sift_view_update(sift_view *v, sift_view_stats *st, uint64_t now_ns)
     pthread_mutex_unlock(&v->lock);
 }
 
-void sift_view_finish(sift_view **vp, sift_view_stats *st, uint64_t now_ns)
+void sift_view_finish(sift_view **vp, sift_progress *st, uint64_t now_ns)
 {
     sift_view *v = *vp;
     if (!sift_view_active(v)) return;

@@ -1,0 +1,195 @@
+/* The supervisor's setup: flags and folders checked, saved inputs listed, shared memory mapped,
+ * logs opened. */
+#define _GNU_SOURCE
+#include "engine/campaign/super_setup.h"
+#include "engine/base/limits.h"
+#include "engine/campaign/store.h"
+#include "rt/rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SIFT_SUPER_MAX_WORKERS 1024
+
+/* Smallest first, as libFuzzer loads seeds; on a tie the queue's copy runs first, so that
+ * another copy of the same input adds nothing and is not written to the queue again. */
+static int by_size(const void *a, const void *b)
+{
+    const sift_replay_item *x = a, *y = b;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    return (x->data > y->data) - (x->data < y->data);
+}
+
+static int list_inputs(sift_super *s)
+{
+    const sift_options *o = s->o;
+    size_t from_queue = 0;
+    if (s->has_out && sift_outdir_list_queue(&s->out, &s->paths) != 0) return -1;
+    from_queue = s->paths.count;
+    size_t first_dir_end = from_queue;
+    char err[4352];
+    for (size_t i = 0; i < o->ninputs; i++) {
+        if (sift_fs_list(&s->paths, o->inputs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "sift: corpus folder %s\n", err);
+            return -1;
+        }
+        if (i == 0) first_dir_end = s->paths.count;
+    }
+    if (s->paths.skipped)
+        fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
+                s->paths.skipped, s->paths.skipped > 1 ? "first: " : "", s->paths.first_skip);
+    size_t n = s->paths.count ? s->paths.count : 1;
+    s->items = calloc(n, sizeof(*s->items));
+    s->info = calloc(n, sizeof(*s->info));
+    if (!s->items || !s->info) return -1;
+    size_t largest = 0;
+    for (size_t i = 0; i < s->paths.count; i++) {
+        struct stat st;
+        s->items[i].path = s->paths.paths[i];
+        s->items[i].size = stat(s->paths.paths[i], &st) == 0 ? (size_t)st.st_size : 0;
+        /* Sorting moves items: the data pointer carries the index to the info array. */
+        s->items[i].data = (const uint8_t *)(uintptr_t)(i + 1);
+        if (s->items[i].size > largest) largest = s->items[i].size;
+    }
+    qsort(s->items, s->paths.count, sizeof(*s->items), by_size);
+    for (size_t i = 0; i < s->paths.count; i++) {
+        size_t was = (size_t)(uintptr_t)s->items[i].data - 1;
+        s->items[i].data = NULL;
+        const char *base = strrchr(s->items[i].path, '/') + 1;
+        sift_super_item *it = &s->info[i];
+        it->base = base;
+        it->queue_id = -1;
+        if (was < from_queue) {
+            it->where = SIFT_ON_QUEUE | (strstr(base, ",orig:") ? SIFT_ON_SEED : 0);
+            it->queue_id = sift_outdir_id(base);
+        } else {
+            it->where = was < first_dir_end ? SIFT_ON_DIR : SIFT_ON_SEED;
+        }
+    }
+    s->nitems = s->paths.count;
+    if (!s->nitems) {
+        /* Nothing saved: the campaign starts from one newline, as libFuzzer does. */
+        static const uint8_t newline[] = "\n";
+        s->items[0] = (sift_replay_item){.data = newline, .size = 1};
+        s->info[0] = (sift_super_item){.where = SIFT_ON_SEED, .queue_id = -1, .base = "newline"};
+        s->nitems = 1;
+    }
+    s->max_len = sift_max_len(o->max_len, largest);
+    return 0;
+}
+
+static int open_log(sift_super *s, unsigned k, const char *dir)
+{
+    char path[4096];
+    if (k == s->n)
+        snprintf(path, sizeof path, "%s/sync.log", dir);
+    else if (s->has_out)
+        snprintf(path, sizeof path, "%s/worker-%u.log", dir, k);
+    else
+        snprintf(path, sizeof path, "fuzz-%u.log", k);
+    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (s->logs[k] < 0) {
+        fprintf(stderr, "sift: cannot create the log %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int check_args(sift_super *s)
+{
+    const sift_options *o = s->o;
+    if (s->n > SIFT_SUPER_MAX_WORKERS) {
+        fprintf(stderr, "sift: -jobs=%u: at most %d workers run at once (set -workers)\n", s->n,
+                SIFT_SUPER_MAX_WORKERS);
+        return -1;
+    }
+    for (size_t i = 0; i < o->ninputs; i++) {
+        int dir = sift_fs_is_dir(o->inputs[i]);
+        if (dir != 1) {
+            fprintf(stderr, "sift: %s: %s\n", o->inputs[i],
+                    dir < 0 ? strerror(errno) : "not a folder (-workers fuzzes corpus folders)");
+            return -1;
+        }
+    }
+    if (!o->sync_dir != !o->name) {
+        fprintf(stderr, "sift: %s needs %s\n", o->sync_dir ? "-sync_dir" : "-name",
+                o->sync_dir ? "-name=NAME" : "-sync_dir=DIR");
+        return -1;
+    }
+    return 0;
+}
+
+int sift_super_setup(sift_super *s)
+{
+    sift_options *o = s->o;
+    if (check_args(s) != 0) return 1;
+    const char *out = o->out;
+    if (o->sync_dir) {
+        if (!(s->sync = sift_sync_open(o->sync_dir, o->name, sift_seed_read_max(o->max_len))))
+            return 1;
+        if (out && strcmp(out, sift_sync_out(s->sync)) != 0) {
+            fprintf(stderr, "sift: -out=%s: with -sync_dir the output folder is %s\n", out,
+                    sift_sync_out(s->sync));
+            return 1;
+        }
+        out = sift_sync_out(s->sync);
+    }
+    if (out) {
+        if (sift_outdir_open(&s->out, out) != 0) return 1;
+        s->has_out = true;
+    }
+    const char *corpus_dir = o->ninputs ? o->inputs[0] : NULL;
+    size_t cleaned = s->has_out ? s->out.cleaned : 0;
+    if (corpus_dir) cleaned += sift_outdir_clean(corpus_dir);
+    if (cleaned)
+        fprintf(stderr, "INFO: removed %zu partial files left by a killed campaign\n", cleaned);
+    if (list_inputs(s) != 0) return 1;
+    sift_rt_state *rt = sift_rt();
+    size_t cap[SIFT_DOMAIN_COUNT];
+    if (!rt) {
+        fprintf(stderr, "sift: out of memory setting up coverage maps\n");
+        return 1;
+    }
+    sift_exec_capacity(rt, cap);
+    /* A ring holds several of the largest records, so that a burst of finds rarely waits. */
+    size_t ring = 1u << 20;
+    while (ring / 4 < s->max_len + (64u << 10))
+        ring *= 2;
+    if (sift_shared_map(&s->sh, s->n, s->n + 1, ring, cap) != 0 ||
+        sift_shared_snapshot(&s->sh, &s->snap) != SIFT_OK) {
+        fprintf(stderr, "sift: cannot map %u workers' shared memory: %s\n", s->n, strerror(errno));
+        return 1;
+    }
+    s->slots = calloc(s->n, sizeof(*s->slots));
+    s->logs = malloc((s->n + 1) * sizeof(*s->logs));
+    s->cursors = calloc(s->n + 1, sizeof(*s->cursors));
+    if (!s->slots || !s->logs || !s->cursors ||
+        sift_store_init(&s->camp, corpus_dir, s->has_out ? &s->out : NULL) != 0)
+        return 1;
+    char logdir[4096] = ".";
+    if (s->has_out) {
+        snprintf(logdir, sizeof logdir, "%s/logs", s->out.dir);
+        if (mkdir(logdir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "sift: cannot create %s: %s\n", logdir, strerror(errno));
+            return 1;
+        }
+    }
+    for (unsigned k = 0; k <= s->n; k++)
+        s->logs[k] = -1;
+    for (unsigned k = 0; k < s->n + (s->sync != NULL); k++)
+        if (open_log(s, k, logdir) != 0) return 1;
+    if (!o->max_len)
+        fprintf(stderr,
+                "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
+                "bytes\n",
+                s->max_len);
+    fprintf(stderr, "INFO: %u workers (logs: %s/%s), %zu saved inputs to replay\n", s->n,
+            s->has_out ? logdir : ".", s->has_out ? "worker-N.log" : "fuzz-N.log", s->paths.count);
+    s->next_pulse = 1024;
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* The executor: one contained execution, and what it covered. */
+#include "engine/core/exec.h"
+#include "engine/base/clock.h"
+#include "engine/core/fuzzer.h"
+#include "rt/values.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Present only when the process runs under AddressSanitizer. */
+extern void __asan_poison_memory_region(void const volatile *addr, size_t size)
+    __attribute__((weak));
+
+void sift_exec_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT])
+{
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++)
+        cap[d] = sift_covmap_size(rt->map, (sift_domain)d);
+    cap[SIFT_DOMAIN_EDGES] += 1u << 20; /* room for modules loaded later with dlopen */
+}
+
+int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
+{
+    sift_exec *x = &f->exec;
+    x->rt = sift_rt();
+    x->export_cap = 1u << 16;
+    x->export_buf = x->rt ? malloc(x->export_cap) : NULL;
+    if (!x->export_buf) {
+        fprintf(stderr, "sift: out of memory setting up coverage maps\n");
+        return -1;
+    }
+    x->exact_copy = __asan_poison_memory_region != NULL;
+    x->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
+    sift_exec_capacity(x->rt, cap);
+    return 0;
+}
+
+void sift_exec_free(sift_fuzzer *f)
+{
+    free(f->exec.export_buf);
+    f->exec.export_buf = NULL;
+}
+
+void sift_exec_arm_values(sift_fuzzer *f)
+{
+    unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
+    if (sift_values_count(f->exec.rt)) sift_values_set_mode(f->exec.rt, values);
+}
+
+sift_cmp_table *sift_exec_cmps(sift_fuzzer *f)
+{
+    return &f->exec.rt->cmps;
+}
+
+/* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
+{
+    uint8_t *copy = NULL;
+    const uint8_t *in = data;
+    if (f->exec.exact_copy) {
+        /* An exact-size heap copy lets ASan catch a read one byte past the input. */
+        copy = malloc(size ? size : 1);
+        if (copy) {
+            memcpy(copy, data, size);
+            in = copy;
+        }
+    }
+    f->exec.rt->tracing = true;
+    sift_fault_begin(&f->fault, data, size);
+    /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
+     * empty harness a clock read costs about a tenth of an execution. */
+    uint64_t t0 = f->fault.started_ns;
+    f->target(in, size);
+    uint64_t end = sift_now_ns();
+    sift_fault_end(&f->fault);
+    f->exec.end_ns = end;
+    uint64_t dt = end - t0;
+    f->exec.rt->tracing = false;
+    free(copy);
+    f->stats.execs++;
+    if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
+    return dt;
+}
+
+static void reset_unjudged(sift_fuzzer *f)
+{
+    unsigned others = SIFT_DOMAINS_ALL & ~f->mask;
+    if (others) sift_covmap_reset(f->exec.rt->map, others);
+}
+
+sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
+{
+    run_target(f, data, size);
+    sift_novelty novelty = SIFT_NOTHING;
+    if (sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL) ==
+        SIFT_ESHAPE) {
+        fprintf(stderr, "sift: loaded modules outgrew the coverage snapshot\n");
+        exit(1);
+    }
+    reset_unjudged(f);
+    return novelty;
+}
+
+static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
+{
+    sift_features *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        sift_feature_id *grown = realloc(l->ids, cap * sizeof(*grown));
+        if (!grown) return;
+        l->ids = grown;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = sift_feature(domain, index, (unsigned)__builtin_ctz(buckets));
+}
+
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out)
+{
+    uint64_t ns = run_target(f, data, size);
+    size_t len = 0;
+    int rc;
+    while ((rc = sift_covmap_export(f->exec.rt->map, f->mask, f->exec.export_buf,
+                                    f->exec.export_cap, &len)) == SIFT_ESPACE) {
+        uint8_t *grown = realloc(f->exec.export_buf, len);
+        if (!grown) {
+            sift_covmap_reset(f->exec.rt->map, SIFT_DOMAINS_ALL);
+            return ns;
+        }
+        f->exec.export_buf = grown;
+        f->exec.export_cap = len;
+    }
+    reset_unjudged(f);
+    if (rc == SIFT_OK) sift_export_foreach(f->exec.export_buf, len, add_feature, out);
+    return ns;
+}

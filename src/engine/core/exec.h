@@ -1,0 +1,56 @@
+/* The executor: runs the target on one input, contained, and reads what that execution covered
+ * (the observer and feedback of LibAFL's vocabulary). It is the only code of the fuzzing core
+ * that touches the runtime's state (rt.h): the counters, the comparison table, the value hooks'
+ * mode. */
+#ifndef SIFT_EXEC_H
+#define SIFT_EXEC_H
+
+#include "engine/core/corpus.h"
+#include "rt/rt.h"
+#include "sift/snapshot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sift_fuzzer sift_fuzzer;
+
+/* What the executor owns inside a fuzzer. */
+typedef struct {
+    sift_rt_state *rt;
+    bool exact_copy;     /* run each input from an exact-size heap copy (under ASan) */
+    uint8_t *export_buf; /* scratch for feature exports */
+    size_t export_cap;
+    uint64_t end_ns; /* when the last execution returned (0 before the first) */
+} sift_exec;
+
+/* The features one execution owns, grown as they are read. */
+typedef struct {
+    sift_feature_id *ids;
+    size_t n, cap;
+} sift_features;
+
+/* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for
+ * modules loaded later. Processes that share a snapshot must agree on it. */
+void sift_exec_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
+
+/* Sets up F's executor for F's feedback mask, and CAP for F's snapshot. Prints one line and
+ * returns -1 when out of memory. */
+int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT]);
+void sift_exec_free(sift_fuzzer *f);
+
+/* Turns the inline value features on when they count (after the fault handlers are in). */
+void sift_exec_arm_values(sift_fuzzer *f);
+
+/* The runtime's table of comparison operands, for the mutator. */
+sift_cmp_table *sift_exec_cmps(sift_fuzzer *f);
+
+/* Executes DATA once, contained; returns what it added to the global coverage. */
+sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size);
+
+/* Runs DATA again to learn every feature it owns into OUT (the novelty pass only says whether
+ * any is new); a second run also filters out coverage that only happened once. Returns the
+ * execution's nanoseconds. */
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out);
+
+#endif
