@@ -227,7 +227,7 @@ static void bad_flags_and_paths_get_one_line(void **state)
         {"-dict=bad.dict c", "sift: bad.dict:2: "},
         {"-dict=/nonexistent/d c", "sift: /nonexistent/d"},
         {"-merge=1 c", "sift: -merge=1 needs at least two corpus folders"},
-        {"-minimize_crash=1 c", "sift: -minimize_crash=1 takes exactly one crashing input file"},
+        {"-minimize_crash=1 c", "sift: -minimize_crash=1 takes exactly one input file"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int rc = sh("rm -rf c && mkdir c && printf '\"ok\"\\n\"bad\\\\q\"\\n' > bad.dict && "
@@ -496,8 +496,8 @@ static void files_and_folders_swapped_get_one_line(void **state)
         {"c f", "sift: c: is a folder, expected a file"},
         {"-merge=1 c f", "sift: corpus folder f: not a folder"},
         {"-dict=d c", "sift: d: cannot read: Is a directory"},
-        {"-minimize_crash=1 d", "sift: -minimize_crash=1 takes exactly one crashing input file"},
-        {"-trace=- d", "sift: -trace runs one input file"},
+        {"-minimize_crash=1 d", "sift: -minimize_crash=1 takes exactly one input file (got 1 inputs, a folder)"},
+        {"-trace=- d", "sift: -trace takes exactly one input file (got 1 inputs, a folder)"},
         {"-trace=d f", "sift: -trace=d: cannot create: Is a directory"},
         {"-artifact_prefix=f/ c", "sift: -artifact_prefix=f/: cannot write into f/: not a folder"},
         {"-stats_file=d c", "sift: -stats_file=d: is a folder"},

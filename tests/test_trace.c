@@ -227,10 +227,10 @@ static void usage_errors(void **state)
 {
     (void)state;
     assert_int_equal(sh("./machine -trace=- short deep"), 1);
-    assert_non_null(strstr(proc.err, "sift: -trace runs one input file (got 2 inputs)\n"));
+    assert_non_null(strstr(proc.err, "sift: -trace takes exactly one input file (got 2 inputs)\n"));
     assert_int_equal(sh("mkdir -p corpus && ./machine -trace=- corpus"), 1);
     assert_non_null(
-        strstr(proc.err, "sift: -trace runs one input file (got 1 inputs, a folder)\n"));
+        strstr(proc.err, "sift: -trace takes exactly one input file (got 1 inputs, a folder)\n"));
     assert_int_equal(sh("./machine -trace=- -trace_format=xml short"), 1);
     assert_non_null(strstr(proc.err, "sift: -trace_format=xml: expected text or json\n"));
     assert_int_equal(sh("./machine -trace=/nonexistent/t.txt short"), 1);

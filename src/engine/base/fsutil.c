@@ -247,3 +247,18 @@ int sift_fs_is_dir(const char *path)
     if (stat(path, &st) != 0) return -1;
     return S_ISDIR(st.st_mode) ? 1 : 0;
 }
+
+int sift_fs_read_one(const char *mode, char *const *inputs, size_t n, uint8_t **data, size_t *size)
+{
+    if (n != 1 || sift_fs_is_dir(inputs[0]) != 0) {
+        fprintf(stderr, "sift: %s takes exactly one input file (got %zu inputs%s)\n", mode, n,
+                n == 1 ? ", a folder" : "");
+        return -1;
+    }
+    char err[4352];
+    if (sift_fs_read(inputs[0], (size_t)-1, data, size, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "sift: %s\n", err);
+        return -1;
+    }
+    return 0;
+}

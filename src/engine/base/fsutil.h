@@ -28,6 +28,11 @@ void sift_pathlist_free(sift_pathlist *list);
 int sift_fs_read(const char *path, size_t max, uint8_t **data, size_t *size, bool *truncated,
                  char *err, size_t errlen);
 
+/* Reads the one input file of a mode that runs exactly one (MODE, e.g. "-trace", names it in
+ * the message) whole into *DATA (malloc'd). Prints one line and returns -1 when the N INPUTS
+ * are not one readable file. */
+int sift_fs_read_one(const char *mode, char *const *inputs, size_t n, uint8_t **data, size_t *size);
+
 /* 0 when this process may create files in the folder DIR. Otherwise writes "DIR: problem"
  * (strerror, or "not a folder") into ERR and returns -1 with errno set. Checked with the
  * effective ids, so that root passes where permission bits would stop others, and a

@@ -185,7 +185,9 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         .target = f->fault.argv0,
         .run_ns = now - f->stats.start_ns,
         .execs = f->stats.execs,
-        .exec_per_sec = sift_progress_rate(f->stats.execs, now - f->stats.start_ns),
+        /* Over whole seconds, as libFuzzer counts: 0 in the first second. */
+        .exec_per_sec = sift_progress_rate(f->stats.execs, (now - f->stats.start_ns) /
+                                                               SIFT_SECOND_NS * SIFT_SECOND_NS),
         .corpus = sift_corpus_count(f->corpus),
         .favored = sift_corpus_favored(f->corpus),
         .corpus_bytes = sift_corpus_bytes(f->corpus),

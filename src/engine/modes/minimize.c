@@ -117,17 +117,9 @@ static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size
 int sift_minimize_crash(sift_fuzzer *f)
 {
     const sift_options *o = f->opts;
-    if (o->ninputs != 1 || sift_fs_is_dir(o->inputs[0]) != 0) {
-        fprintf(stderr, "sift: -minimize_crash=1 takes exactly one crashing input file\n");
-        return 1;
-    }
     uint8_t *data;
     size_t size;
-    char err[4352];
-    if (sift_fs_read(o->inputs[0], (size_t)-1, &data, &size, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "sift: %s\n", err);
-        return 1;
-    }
+    if (sift_fs_read_one("-minimize_crash=1", o->inputs, o->ninputs, &data, &size) != 0) return 1;
     scratch s;
     snprintf(s.dir, sizeof s.dir, "/tmp/sift-minimize-XXXXXX");
     if (!mkdtemp(s.dir)) {

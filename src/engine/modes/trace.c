@@ -481,11 +481,6 @@ int sift_trace_run(sift_fuzzer *f)
         fprintf(stderr, "sift: -trace_format=%s: expected text or json\n", o->trace_format);
         return 1;
     }
-    if (o->ninputs != 1 || sift_fs_is_dir(o->inputs[0]) != 0) {
-        fprintf(stderr, "sift: -trace runs one input file (got %zu inputs%s)\n", o->ninputs,
-                o->ninputs == 1 ? ", a folder" : "");
-        return 1;
-    }
     if (sift_values_count(f->exec.rt) == 0) {
         fprintf(stderr, "sift: -trace: this program has no value instrumentation (build it with "
                         "sift-cc -fsift-values)\n");
@@ -493,11 +488,7 @@ int sift_trace_run(sift_fuzzer *f)
     }
     uint8_t *data;
     size_t size;
-    char err[4352];
-    if (sift_fs_read(o->inputs[0], (size_t)-1, &data, &size, NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "sift: %s\n", err);
-        return 1;
-    }
+    if (sift_fs_read_one("-trace", o->inputs, o->ninputs, &data, &size) != 0) return 1;
     sift_ring_reset();
     int fd = open_output(o->trace);
     sift_trace *t = fd >= 0 ? sift_trace_new(fd, format, f->exec.rt) : NULL;

@@ -119,9 +119,6 @@ __attribute__((target("avx2"))) static bool line_has_new_or_reset_avx2(uint8_t *
     return false;
 }
 
-/* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte: lines one
- * by one to the end of the 256-byte block P is in (counted from BASE), so that a run of touched
- * lines costs a load each, then 256 bytes per branch while the map is empty. */
 /* Whether the 256 bytes at P are all zero: one branch for four cache lines. */
 __attribute__((target("avx2"))) static inline bool zero256_avx2(const uint8_t *p)
 {
@@ -134,6 +131,9 @@ __attribute__((target("avx2"))) static inline bool zero256_avx2(const uint8_t *p
     return _mm256_testz_si256(x, x);
 }
 
+/* First line at or after P (a multiple of 64 bytes before END) with a non-zero byte: lines one
+ * by one to the end of the 256-byte block P is in (counted from BASE), so that a run of touched
+ * lines costs a load each, then 256 bytes per branch while the map is empty. */
 __attribute__((target("avx2"))) static const uint8_t *
 find_line_avx2(const uint8_t *base, const uint8_t *p, const uint8_t *end)
 {
