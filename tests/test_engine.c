@@ -92,6 +92,24 @@ static int remove_scratch(void **state)
     return 0;
 }
 
+/* The empty input runs first, once, as in libFuzzer: a bug only it reaches is found at once,
+ * and the run ends there. */
+static void the_empty_input_runs_first(void **state)
+{
+    (void)state;
+    assert_int_equal(sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                                       "/tests/fixtures/empty.c -o empty",
+                        SIFT_TEST_SAN),
+                     0);
+    int rc = sh("rm -rf c a && mkdir c a && ./empty -seed=1 -runs=100000 -artifact_prefix=a/ c");
+    assert_int_not_equal(rc, 0);
+    /* The SHA-1 of no bytes names the artifact. */
+    assert_non_null(
+        strstr(proc.err, "Test unit written to a/crash-da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+    assert_null(strstr(proc.err, "INITED"));
+    assert_null(strstr(proc.err, "Done "));
+}
+
 static void finds_the_magic_bug_from_nothing(void **state)
 {
     (void)state;
@@ -496,7 +514,8 @@ static void files_and_folders_swapped_get_one_line(void **state)
         {"c f", "sift: c: is a folder, expected a file"},
         {"-merge=1 c f", "sift: corpus folder f: not a folder"},
         {"-dict=d c", "sift: d: cannot read: Is a directory"},
-        {"-minimize_crash=1 d", "sift: -minimize_crash=1 takes exactly one input file (got 1 inputs, a folder)"},
+        {"-minimize_crash=1 d",
+         "sift: -minimize_crash=1 takes exactly one input file (got 1 inputs, a folder)"},
         {"-trace=- d", "sift: -trace takes exactly one input file (got 1 inputs, a folder)"},
         {"-trace=d f", "sift: -trace=d: cannot create: Is a directory"},
         {"-artifact_prefix=f/ c", "sift: -artifact_prefix=f/: cannot write into f/: not a folder"},
@@ -533,6 +552,7 @@ int main(void)
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
+        cmocka_unit_test(the_empty_input_runs_first),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

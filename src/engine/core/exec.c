@@ -58,8 +58,9 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     uint8_t *copy = NULL;
     const uint8_t *in = data;
     if (f->exec.exact_copy) {
-        /* An exact-size heap copy lets ASan catch a read one byte past the input. */
-        copy = malloc(size ? size : 1);
+        /* An exact-size heap copy lets ASan catch a read one byte past the input (even of
+         * the empty input: malloc(0) under ASan is a block of no bytes). */
+        copy = malloc(size);
         if (copy) {
             memcpy(copy, data, size);
             in = copy;

@@ -364,6 +364,10 @@ static bool out_of_budget(sift_fuzzer *f)
 
 int sift_fuzzer_run(sift_fuzzer *f)
 {
+    /* The empty input first, once, as libFuzzer tries it: mutants are never empty, so a bug
+     * that only the empty input reaches would be found never. */
+    static const uint8_t none;
+    sift_fuzzer_execute(f, &none, 0);
     if ((f->hooks.seed ? f->hooks.seed(f->hooks.ctx, f) : load_seeds(f)) != 0) return 1;
     f->buf = malloc(f->max_len);
     if (!f->buf) {
