@@ -92,6 +92,25 @@ static int remove_scratch(void **state)
     return 0;
 }
 
+/* An input slower than -report_slow_units seconds is kept as a slow-unit artifact, with
+ * libFuzzer's line; a faster one is not. */
+static void slow_inputs_become_slow_unit_artifacts(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c a && mkdir c a && printf W >c/w && "
+                "./faults -seed=1 -runs=3 -report_slow_units=1 -artifact_prefix=a/ c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "Slowest unit: 1 s:\n"));
+    assert_non_null(strstr(proc.err, "Test unit written to a/slow-unit-"
+                                     "e2415cb7f63df0c9de23362326ad3c37a9adfc96"));
+    assert_int_equal(count_prefixed("a", "slow-unit-"), 1);
+    rc = sh("rm -rf c a && mkdir c a && printf W >c/w && ./faults -seed=1 -runs=3 "
+            "-artifact_prefix=a/ c");
+    assert_int_equal(rc, 0);
+    assert_null(strstr(proc.err, "Slowest unit"));
+    assert_int_equal(count_prefixed("a", "slow-unit-"), 0);
+}
+
 /* The empty input runs first, once, as in libFuzzer: a bug only it reaches is found at once,
  * and the run ends there. */
 static void the_empty_input_runs_first(void **state)
@@ -553,6 +572,7 @@ int main(void)
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
         cmocka_unit_test(the_empty_input_runs_first),
+        cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

@@ -38,6 +38,7 @@ static const struct {
     I(minimize_crash, 0, 0, 1),
     I(merge, 0, 0, 1),
     I(print_final_stats, 0, 0, 1),
+    I(report_slow_units, 10, 0, INT_MAX),
     I(only_ascii, 0, 0, 1),
     I(close_fd_mask, 0, 0, 3),
     I(use_value_profile, 0, 0, 1),

@@ -73,6 +73,9 @@ static const flag flags[] = {
            "(default: the current folder)."),
     STRING(exact_artifact_path, 1,
            "Write the single artifact of a failure to this path, overriding -artifact_prefix."),
+    INT(report_slow_units, 10, 0, INT_MAX,
+        "Write an input that runs at least this many seconds, and 10% longer than any before, as "
+        "slow-unit-<sha1>."),
     BOOL(print_final_stats, 0, "If 1, print statistics at exit."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),

@@ -36,6 +36,7 @@ typedef struct {
     const char *dict;
     const char *artifact_prefix;
     const char *exact_artifact_path;
+    long long report_slow_units; /* seconds; 0 reports every new slowest input */
     const char *stats_file;
     const char *out;          /* -out: AFL++-layout output folder of a -workers campaign */
     const char *sync_dir;     /* -sync_dir: folder shared with other instances */

@@ -80,6 +80,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     free(copy);
     f->stats.execs++;
     if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
+    f->exec.last_ns = dt;
     return dt;
 }
 

@@ -21,7 +21,8 @@ typedef struct {
     bool exact_copy;     /* run each input from an exact-size heap copy (under ASan) */
     uint8_t *export_buf; /* scratch for feature exports */
     size_t export_cap;
-    uint64_t end_ns; /* when the last execution returned (0 before the first) */
+    uint64_t end_ns;  /* when the last execution returned (0 before the first) */
+    uint64_t last_ns; /* how long it ran */
 } sift_exec;
 
 /* The features one execution owns, grown as they are read. */

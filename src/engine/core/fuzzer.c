@@ -1,6 +1,7 @@
 /* One fuzzing process: executes inputs, judges novelty, grows the corpus, prints progress. */
 #include "engine/core/fuzzer.h"
 #include "engine/core/exec.h"
+#include "engine/contain/artifact.h"
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
 #include "engine/base/limits.h"
@@ -145,9 +146,23 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, sift_
     return e;
 }
 
+/* As libFuzzer: an input that ran at least -report_slow_units seconds, and 10% longer than the
+ * last one reported, is kept as a slow-unit artifact, so that slowness gets seen. */
+static void report_slow_unit(sift_fuzzer *f, const uint8_t *data, size_t size)
+{
+    uint64_t s = f->exec.last_ns / SIFT_SECOND_NS;
+    if (s * 10 <= f->stats.slow_unit_s * 11 || s < (uint64_t)f->opts->report_slow_units) return;
+    f->stats.slow_unit_s = s;
+    fprintf(stderr, "Slowest unit: %llu s:\n", (unsigned long long)s);
+    sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, "slow-unit", data,
+                        size, NULL, 0);
+}
+
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
 {
-    if (sift_fuzzer_execute(f, data, size) == SIFT_NOTHING) return false;
+    sift_novelty novelty = sift_fuzzer_execute(f, data, size);
+    report_slow_unit(f, data, size);
+    if (novelty == SIFT_NOTHING) return false;
     sift_features features = {0};
     uint64_t ns = sift_exec_features(f, data, size, &features);
     if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);

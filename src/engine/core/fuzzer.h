@@ -21,6 +21,7 @@ typedef struct {
     uint64_t new_units;
     uint64_t start_ns, last_new_ns;
     uint64_t slowest_ns;
+    uint64_t slow_unit_s;     /* the time of the last slow-unit artifact, whole seconds */
     uint64_t last_line_execs; /* pulse lines at powers of two */
 } sift_stats;
 
