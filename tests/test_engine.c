@@ -111,6 +111,24 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
     assert_int_equal(count_prefixed("a", "slow-unit-"), 0);
 }
 
+/* libFuzzer's extra counters count as coverage: a bug that only they lead to is found (without
+ * them four bytes would have to be guessed at once). */
+static void extra_counters_guide_the_search(void **state)
+{
+    (void)state;
+    assert_int_equal(sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                                       "/tests/fixtures/extra_counters.c -o extra",
+                        SIFT_TEST_SAN),
+                     0);
+    for (int seed = 1; seed <= 2; seed++) {
+        int rc =
+            sh("rm -rf c a && mkdir c a && ./extra -seed=%d -runs=2000000 -artifact_prefix=a/ c",
+               seed);
+        assert_int_not_equal(rc, 0);
+        assert_int_equal(count_prefixed("a", "crash-"), 1);
+    }
+}
+
 /* The empty input runs first, once, as in libFuzzer: a bug only it reaches is found at once,
  * and the run ends there. */
 static void the_empty_input_runs_first(void **state)
@@ -572,6 +590,7 @@ int main(void)
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
         cmocka_unit_test(the_empty_input_runs_first),
+        cmocka_unit_test(extra_counters_guide_the_search),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);

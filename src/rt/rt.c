@@ -16,12 +16,27 @@ SIFT_RT_NOINSTR static int alloc_domain(sift_covmap *map, sift_domain domain, si
     return rc != SIFT_OK ? rc : sift_covmap_counters(map, domain, first, out);
 }
 
+/* libFuzzer's extra counters: a harness may count features of its own into this section (a
+ * table lookup, say, which no edge tells apart); they count as edges. The linker defines the
+ * bounds when an object has the section; weak, so they are NULL when none has. */
+extern uint8_t __start___libfuzzer_extra_counters[] __attribute__((weak));
+extern uint8_t __stop___libfuzzer_extra_counters[] __attribute__((weak));
+
 SIFT_RT_NOINSTR static void start(void)
 {
     sift_covmap *map = sift_covmap_new();
     if (!map) return;
     if (alloc_domain(map, SIFT_DOMAIN_CMP, SIFT_RT_CMP_COUNTERS, &state.cmp) != SIFT_OK ||
         alloc_domain(map, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS, &state.values) != SIFT_OK) {
+        sift_covmap_free(map);
+        return;
+    }
+    uint8_t *extra = __start___libfuzzer_extra_counters;
+    size_t first;
+    if (extra && extra < __stop___libfuzzer_extra_counters &&
+        sift_covmap_attach(map, SIFT_DOMAIN_EDGES, extra,
+                           (size_t)(__stop___libfuzzer_extra_counters - extra),
+                           &first) != SIFT_OK) {
         sift_covmap_free(map);
         return;
     }
