@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include "rt/rt.h"
+#include "support/subprocess.h"
 #include "sift/snapshot.h"
 
 #include <dlfcn.h>
 #include <sanitizer/common_interface_defs.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -258,15 +260,36 @@ static void test_bytes_ring(void **state)
     assert_int_equal(rt->cmps.byte_next, 1);
     sift_rt_cmp_bytes(rt, PC, "abcde", "abXde", 5);
     assert_bytes_pair(last_bytes(rt), "abcde", "abXde", 5);
+    /* Two other sites append, wrapping around the ring. */
     rt->cmps.byte_next = UINT32_MAX;
-    sift_rt_cmp_bytes(rt, PC, "one", "two", 3);
-    sift_rt_cmp_bytes(rt, PC, "six", "ten", 3);
+    sift_rt_cmp_bytes(rt, PC + 8, "one", "two", 3);
+    sift_rt_cmp_bytes(rt, PC + 16, "six", "ten", 3);
     assert_int_equal(rt->cmps.byte_next, 1);
     assert_bytes_pair(&rt->cmps.bytes[SIFT_CMP_BYTES - 1], "one", "two", 3);
     assert_bytes_pair(&rt->cmps.bytes[0], "six", "ten", 3);
     rt->tracing = false;
     sift_rt_cmp_bytes(rt, PC, "seven", "eight", 5);
     assert_int_equal(rt->cmps.byte_next, 1);
+}
+
+/* A site keeps one entry, refreshed in place: a comparison that fails on every execution cannot
+ * flush out the operands of one that few inputs reach. */
+static void test_bytes_keyed_by_site(void **state)
+{
+    fixture *f = *state;
+    sift_rt_state *rt = f->rt;
+    rt->tracing = true;
+    uint32_t n = rt->cmps.byte_next;
+    sift_rt_cmp_bytes(rt, PC + 64, "STx", "STU", 3);
+    for (unsigned i = 0; i < 10 * SIFT_CMP_BYTES; i++) {
+        char hot[8];
+        snprintf(hot, sizeof hot, "%07u", i);
+        sift_rt_cmp_bytes(rt, PC, hot, "1234567", 7);
+    }
+    rt->tracing = false;
+    assert_int_equal(rt->cmps.byte_next, n + 2);
+    assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "STx", "STU", 3);
+    assert_bytes_pair(last_bytes(rt), "0001279", "1234567", 7);
 }
 
 /* One call site, so that repeated calls come from the same pc; the empty asm keeps the call
@@ -572,6 +595,37 @@ static void test_sanitizer_calls_hooks(void **state)
 }
 #endif
 
+/* Bugs guarded as LLVM's libFuzzer tests guard theirs (tests/fixtures/guarded.c: memcmp and
+ * strncmp chains, substring searches, constants on either side, a 64-bit value and its negation,
+ * a count of matching bytes), each found from an empty corpus with every one of three seeds
+ * within a libFuzzer-sized budget: through the interposed comparisons in this build, through
+ * the sanitizer's interceptors under ASan. */
+static void guarded_bugs_are_found(void **state)
+{
+    (void)state;
+    char *dir = sift_test_tmpdir();
+    assert_non_null(dir);
+    sift_test_proc *proc = malloc(sizeof(*proc));
+    assert_non_null(proc);
+    for (int guard = 1; guard <= 6; guard++) {
+        assert_int_equal(sift_test_sh(proc, dir,
+                                      SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s "
+                                                     "-DGUARD=%d " SIFT_SOURCE_DIR
+                                                     "/tests/fixtures/guarded.c -o guarded",
+                                      SIFT_TEST_SAN, guard),
+                         0);
+        for (int seed = 1; seed <= 3; seed++) {
+            sift_test_sh(proc, dir,
+                         "rm -rf c a && mkdir c a && ./guarded -seed=%d -runs=3000000 "
+                         "-artifact_prefix=a/ c >/dev/null 2>&1; ls a",
+                         seed);
+            if (!strstr(proc->out, "crash-")) fail_msg("guard %d, seed %d: not found", guard, seed);
+        }
+    }
+    free(proc);
+    sift_test_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +634,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_int_ring, setup, teardown),
         cmocka_unit_test_setup_teardown(test_int_ring_wraps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_closer_is_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bytes_keyed_by_site, setup, teardown),
+        cmocka_unit_test(guarded_bugs_are_found),
         cmocka_unit_test_setup_teardown(test_bytes_ring, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cmp_hooks, setup, teardown),

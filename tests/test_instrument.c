@@ -318,6 +318,26 @@ static void switches(void **state)
                         "sift-cc: -fsift-values-max-struct=-1: expected a number of bytes\n");
 }
 
+/* The harness's own arguments give no features (every input has a size, and a feature per size
+ * bucket kept inputs that differ only in length), but traces still show them. */
+static void harness_arguments_are_no_features(void **state)
+{
+    (void)state;
+    static const char empty[] = "#include <stddef.h>\n#include <stdint.h>\n"
+                                "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)\n"
+                                "{ (void)d; (void)n; return 0; }\n";
+    char *src = sift_test_write(dir, "empty.c", empty, 0644);
+    assert_non_null(src);
+    free(src);
+    build("empty", SIFT_CC, "empty.c", "-g");
+    assert_int_equal(sh("rm -rf c && mkdir c && ./empty -seed=1 -runs=20000 c"), 0);
+    assert_non_null(strstr(proc.err, "\tDONE   cov: "));
+    assert_non_null(strstr(proc.err, " corp: 1/"));
+    char *t = trace("empty");
+    assert_true(has(t, "entry", "LLVMFuzzerTestOneInput", "n", "2"));
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +348,7 @@ int main(void)
         cmocka_unit_test(struct_limit),
         cmocka_unit_test(compile_shapes),
         cmocka_unit_test(switches),
+        cmocka_unit_test(harness_arguments_are_no_features),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

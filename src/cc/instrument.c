@@ -247,6 +247,14 @@ static void branch_to_hook(instr *s, LLVMValueRef fn, LLVMValueRef mode, unsigne
     LLVMPositionBuilderAtEnd(s->b, hook);
 }
 
+static bool is_harness(LLVMValueRef fn)
+{
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    static const char entry[] = "LLVMFuzzerTestOneInput";
+    return len == sizeof entry - 1 && memcmp(name, entry, len) == 0;
+}
+
 /* A new entry block takes the old one's static allocas (which must stay in the entry block to
  * stay static), the argument array, and the test of the mode word; the old entry block follows
  * the features or the hook's call, so the blocks after it keep their predecessor and their
@@ -265,7 +273,11 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     LLVMTypeRef array_type = LLVMArrayType(s->i64, p->nargs ? p->nargs : 1);
     LLVMValueRef array = LLVMBuildAlloca(s->b, array_type, "sift.values.args"), word;
     LLVMValueRef mode = load_mode(s, &word);
-    if (p->nargs) {
+    /* The harness's own arguments are no feedback: every input has a size, and a feature per
+     * size bucket filled the corpus with inputs that differ only in length (traces still show
+     * them). */
+    unsigned featured = is_harness(p->fn) ? 0 : p->nargs;
+    if (featured) {
         sift_instr_features f;
         LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
         for (unsigned i = 0; i < p->nargs; i++)
@@ -274,7 +286,7 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
         LLVMBuildBr(s->b, old);
         LLVMPositionBuilderAtEnd(s->b, other);
     }
-    branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (p->nargs ? SIFT_VALUES_FEATURES : 0), old);
+    branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (featured ? SIFT_VALUES_FEATURES : 0), old);
     for (unsigned i = 0; i < p->nargs; i++) {
         LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
         LLVMValueRef at = LLVMBuildInBoundsGEP2(s->b, array_type, array, index, 2, "");

@@ -83,26 +83,43 @@ SIFT_RT_NOINSTR static void push_int(sift_cmp_table *t, uint64_t a, uint64_t b, 
     t->int_next = n + 1;
 }
 
-SIFT_RT_NOINSTR static bool same_bytes(const uint8_t *a, const uint8_t *b, size_t len)
+SIFT_RT_NOINSTR static inline size_t site_slot(uintptr_t pc)
 {
-    for (size_t i = 0; i < len; i++)
-        if (a[i] != b[i]) return false;
-    return true;
+    return (size_t)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 56) & (SIFT_CMP_SITES - 1);
 }
 
-SIFT_RT_NOINSTR static void push_bytes(sift_cmp_table *t, const uint8_t *a, const uint8_t *b,
-                                       size_t len)
+/* The entry of site PC takes the operands in place; a site without one appends to the ring. */
+SIFT_RT_NOINSTR static void push_bytes(sift_cmp_table *t, uintptr_t pc, const uint8_t *a,
+                                       const uint8_t *b, size_t len, uint32_t at)
 {
-    uint32_t n = t->byte_next;
-    const sift_cmp_bytes *last = &t->bytes[(n - 1) & (SIFT_CMP_BYTES - 1)];
-    if (last->len == len && same_bytes(last->a, a, len) && same_bytes(last->b, b, len)) return;
-    sift_cmp_bytes *e = &t->bytes[n & (SIFT_CMP_BYTES - 1)];
+    uint8_t *slot = &t->byte_at[site_slot(pc)];
+    sift_cmp_bytes *e = *slot ? &t->bytes[*slot - 1] : NULL;
+    if (!e || e->site != pc) {
+        uint32_t n = t->byte_next;
+        e = &t->bytes[n & (SIFT_CMP_BYTES - 1)];
+        /* The site whose entry this was loses it. */
+        uint8_t *old = &t->byte_at[site_slot(e->site)];
+        if (e->len && *old == (n & (SIFT_CMP_BYTES - 1)) + 1) *old = 0;
+        *slot = (uint8_t)((n & (SIFT_CMP_BYTES - 1)) + 1);
+        e->site = pc;
+        t->byte_next = n + 1;
+    }
     for (size_t i = 0; i < len; i++) {
         e->a[i] = a[i];
         e->b[i] = b[i];
     }
     e->len = (uint8_t)len;
-    t->byte_next = n + 1;
+    e->at = at;
+}
+
+/* Where LEN bytes at P lie in the input that runs, or SIFT_CMP_NOWHERE. */
+SIFT_RT_NOINSTR static uint32_t input_offset(const sift_rt_state *rt, const uint8_t *p, size_t len)
+{
+    uintptr_t from = (uintptr_t)rt->input, x = (uintptr_t)p;
+    if (!rt->input || x < from || x - from > rt->input_size || len > rt->input_size - (x - from) ||
+        x - from >= SIFT_CMP_NOWHERE)
+        return SIFT_CMP_NOWHERE;
+    return (uint32_t)(x - from);
 }
 
 SIFT_RT_NOINSTR static inline uint8_t fold_ascii(uint8_t c)
@@ -136,7 +153,15 @@ SIFT_RT_NOINSTR static void record_bytes(sift_rt_state *rt, uintptr_t pc, const 
     size_t eq = equal_prefix(a, b, len, fold);
     hit(rt, pc, eq);
     size_t keep = min_size(len, SIFT_CMP_BYTELEN);
-    if (rt->tracing && eq < keep) push_bytes(&rt->cmps, a, b, keep);
+    if (!rt->tracing || eq >= keep) return;
+    /* The input's side goes first, as in the integer ring. */
+    uint32_t at = input_offset(rt, a, keep);
+    if (at == SIFT_CMP_NOWHERE && (at = input_offset(rt, b, keep)) != SIFT_CMP_NOWHERE) {
+        const uint8_t *t = a;
+        a = b;
+        b = t;
+    }
+    push_bytes(&rt->cmps, pc, a, b, keep, at);
 }
 
 /* A failed search scores the longest prefix of the needle (up to SIFT_CMP_BYTELEN bytes) found
@@ -160,7 +185,8 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
     }
     hit(rt, pc, best);
     size_t keep = min_size(cap, hay_len - at);
-    if (best < keep) push_bytes(&rt->cmps, hay + at, needle, keep);
+    if (best < keep)
+        push_bytes(&rt->cmps, pc, hay + at, needle, keep, input_offset(rt, hay + at, keep));
 }
 
 /* Inlined into every callback: a comparison-heavy target calls them millions of times a
@@ -273,12 +299,25 @@ SIFT_RT_NOINSTR static sift_rt_state *tracing_rt(void)
 
 /* The bytes a string comparison of at most N bytes looks at: up to the shorter string's
  * terminator, included so that a missing or extra tail shows as a difference. */
-SIFT_RT_NOINSTR static size_t str_span(const char *s1, const char *s2, size_t n)
+SIFT_RT_NOINSTR static size_t str_span(const sift_rt_state *rt, const char *s1, const char *s2,
+                                       size_t n)
 {
     size_t i = 0;
     while (i < n && s1[i] && s2[i])
         i++;
-    return i < n ? i + 1 : n;
+    size_t span = i < n ? i + 1 : n;
+    /* When the side that ended first lies in the input, the bytes after its terminator are the
+     * input's too: the other string, whole, is what to write there, not one byte of it. */
+    for (int side = 0; side < 2; side++) {
+        const char *in = side ? s2 : s1, *other = side ? s1 : s2;
+        uint32_t at = input_offset(rt, (const uint8_t *)in, span);
+        if (at == SIFT_CMP_NOWHERE || other[span - 1] == 0) continue;
+        size_t room = min_size(rt->input_size - at, SIFT_CMP_BYTELEN);
+        while (span < n && span < room && other[span - 1])
+            span++;
+        break;
+    }
+    return span;
 }
 
 SIFT_RT_NOINSTR void __sanitizer_weak_hook_memcmp(void *called_pc, const void *s1, const void *s2,
@@ -296,7 +335,7 @@ SIFT_RT_NOINSTR void __sanitizer_weak_hook_strncmp(void *called_pc, const char *
     sift_rt_state *rt = tracing_rt();
     if (rt)
         record_bytes(rt, (uintptr_t)called_pc, (const uint8_t *)s1, (const uint8_t *)s2,
-                     str_span(s1, s2, n), false);
+                     str_span(rt, s1, s2, n), false);
 }
 
 SIFT_RT_NOINSTR void __sanitizer_weak_hook_strncasecmp(void *called_pc, const char *s1,
@@ -306,7 +345,7 @@ SIFT_RT_NOINSTR void __sanitizer_weak_hook_strncasecmp(void *called_pc, const ch
     sift_rt_state *rt = tracing_rt();
     if (rt)
         record_bytes(rt, (uintptr_t)called_pc, (const uint8_t *)s1, (const uint8_t *)s2,
-                     str_span(s1, s2, n), true);
+                     str_span(rt, s1, s2, n), true);
 }
 
 SIFT_RT_NOINSTR void __sanitizer_weak_hook_strcmp(void *called_pc, const char *s1, const char *s2,

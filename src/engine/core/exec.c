@@ -66,6 +66,8 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
             in = copy;
         }
     }
+    f->exec.rt->input = in;
+    f->exec.rt->input_size = size;
     f->exec.rt->tracing = true;
     sift_fault_begin(&f->fault, data, size);
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an

@@ -193,6 +193,14 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
 {
     const uint8_t *x = e->a, *y = e->b;
     size_t n = e->len;
+    /* Where the input's operand was, in the input that ran: most mutants keep its place. */
+    if (e->at != SIFT_CMP_NOWHERE && e->at < size && sift_mut_below(m, 4)) {
+        size_t yn = token_len(y, n, sift_mut_below(m, 2));
+        if (e->at + yn <= max) {
+            memcpy(d + e->at, y, yn);
+            return e->at + yn > size ? e->at + yn : size;
+        }
+    }
     if (sift_mut_below(m, 2)) {
         const uint8_t *t = x;
         x = y;
