@@ -1,0 +1,71 @@
+/* The fixture of tests that build harnesses: scratch folders, sift-cc builds, counts. */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+char *sift_test_scratch(void)
+{
+    char *dir = sift_test_tmpdir();
+    if (dir && chmod(dir, 0755) != 0) {
+        sift_test_rmtree(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+int sift_test_scratch_setup(void **state)
+{
+    *state = sift_test_scratch();
+    return *state ? 0 : -1;
+}
+
+int sift_test_scratch_teardown(void **state)
+{
+    sift_test_rmtree(*state);
+    *state = NULL;
+    return 0;
+}
+
+int sift_test_build(const char *dir, const char *name, const char *source, const char *flags)
+{
+    if (!dir) return -1;
+    sift_test_proc *p = malloc(sizeof(*p));
+    if (!p) return -1;
+    int rc = sift_test_sh(
+        p, dir, SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s %s '%s/%s' -o %s",
+        SIFT_TEST_SAN, flags, SIFT_SOURCE_DIR, source, name);
+    if (rc != 0)
+        fprintf(stderr, "building %s from %s failed (%d):\n%s%s", name, source, rc, p->out, p->err);
+    free(p);
+    return rc == 0 ? 0 : -1;
+}
+
+long sift_test_count_entries(const char *dir, const char *sub, const char *glob)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+    DIR *d = opendir(path);
+    if (!d) return errno == ENOENT ? 0 : -1;
+    long n = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+             fnmatch(glob, e->d_name, 0) == 0;
+    closedir(d);
+    return n;
+}
+
+double sift_test_json_num(const char *s, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(s, pat);
+    return p ? strtod(p + strlen(pat), NULL) : -1;
+}

@@ -1,0 +1,36 @@
+/* The fixture of tests that build harnesses and read what they leave: a scratch folder, sift-cc
+ * builds, one shell helper, and the counts and numbers the tests check. */
+#ifndef SIFT_TEST_HARNESS_H
+#define SIFT_TEST_HARNESS_H
+
+#include "support/subprocess.h"
+
+/* Runs a shell command line (printf-style) in the test file's scratch folder and returns its
+ * status. A test file that runs commands keeps them in two variables named for this helper:
+ * `char *dir` (the folder, made by its group setup) and `sift_test_proc proc` (what the last
+ * command printed). */
+#define SIFT_TEST_SH(...) sift_test_sh(&proc, dir, __VA_ARGS__)
+
+/* A fresh empty folder under $TMPDIR or /tmp, open to others (0755) so that the unprivileged
+ * user of sift_test_unprivileged reaches what it holds; NULL on failure. */
+char *sift_test_scratch(void);
+
+/* As cmocka setup (of a test or a group): *STATE becomes a fresh scratch folder (char *).
+ * As teardown: the folder *STATE names is removed with all it holds. */
+int sift_test_scratch_setup(void **state);
+int sift_test_scratch_teardown(void **state);
+
+/* Builds SOURCE (a path in the source tree) into DIR/NAME with sift-cc -g -O1
+ * -fsanitize=fuzzer, the sanitizers the test was built with and FLAGS. Returns 0, or -1 after
+ * printing what the compiler said (or when DIR is NULL: a setup that failed before). */
+int sift_test_build(const char *dir, const char *name, const char *source, const char *flags);
+
+/* How many entries of folder DIR/SUB (DIR alone when SUB is NULL) have names that match the
+ * shell pattern GLOB ("*" matches hidden names too; "." and ".." never count). A folder that
+ * is not there (yet) holds none; -1 when it cannot be read. */
+long sift_test_count_entries(const char *dir, const char *sub, const char *glob);
+
+/* The number after "KEY": in the JSON text S (as sift writes it), -1 when absent. */
+double sift_test_json_num(const char *s, const char *key);
+
+#endif
