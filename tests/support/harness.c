@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 char *sift_test_scratch(void)
 {
@@ -68,4 +69,29 @@ double sift_test_json_num(const char *s, const char *key)
     snprintf(pat, sizeof pat, "\"%s\": ", key);
     const char *p = strstr(s, pat);
     return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+void sift_test_capture_begin(sift_test_capture *c)
+{
+    fflush(stderr);
+    FILE *f = tmpfile();
+    c->saved = dup(2);
+    c->file = f ? dup(fileno(f)) : -1;
+    if (f) (void)fclose(f);
+    if (c->saved >= 0 && c->file >= 0) dup2(c->file, 2);
+}
+
+const char *sift_test_capture_end(sift_test_capture *c)
+{
+    static char text[SIFT_TEST_OUT_CAP];
+    fflush(stderr);
+    ssize_t n = c->file >= 0 ? pread(c->file, text, sizeof text - 1, 0) : -1;
+    text[n > 0 ? n : 0] = '\0';
+    if (c->saved >= 0) {
+        dup2(c->saved, 2);
+        close(c->saved);
+    }
+    if (c->file >= 0) close(c->file);
+    c->saved = c->file = -1;
+    return text;
 }

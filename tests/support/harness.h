@@ -33,4 +33,13 @@ long sift_test_count_entries(const char *dir, const char *sub, const char *glob)
 /* The number after "KEY": in the JSON text S (as sift writes it), -1 when absent. */
 double sift_test_json_num(const char *s, const char *key);
 
+/* What this process writes to stderr between sift_test_capture_begin and _end goes into a
+ * temporary file instead; _end puts stderr back and returns that text (NUL-terminated, static,
+ * cut at SIFT_TEST_OUT_CAP), for checking the messages of code that a test calls directly. */
+typedef struct {
+    int saved, file;
+} sift_test_capture;
+void sift_test_capture_begin(sift_test_capture *c);
+const char *sift_test_capture_end(sift_test_capture *c);
+
 #endif
