@@ -32,18 +32,6 @@ static void put(const char *dir, const char *rel, const char *text)
     free(path);
 }
 
-/* What the file DIR/REL holds, NUL-terminated, in a static buffer. */
-static const char *contents(const char *dir, const char *rel)
-{
-    static char text[8192];
-    FILE *f = fopen(at(dir, rel), "rb");
-    if (!f) fail_msg("cannot open %s", at(dir, rel));
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    (void)fclose(f);
-    return text;
-}
-
 static void a_new_folder_gets_the_afl_layout(void **state)
 {
     const char *dir = *state;
@@ -103,15 +91,15 @@ static void entries_are_named_and_numbered_like_afl(void **state)
     assert_int_equal(sift_outdir_queue(&o, (const uint8_t *)"one", 3, "orig:seed"), 0);
     assert_int_equal(sift_outdir_queue(&o, (const uint8_t *)"two", 3, ""), 1);
     assert_int_equal(sift_outdir_queue(&o, (const uint8_t *)"three", 5, NULL), 2);
-    assert_string_equal(contents(dir, "o/queue/id:000000,orig:seed"), "one");
-    assert_string_equal(contents(dir, "o/queue/id:000001"), "two");
-    assert_string_equal(contents(dir, "o/queue/id:000002"), "three");
+    assert_string_equal(sift_test_read(dir, "o/queue/id:000000,orig:seed"), "one");
+    assert_string_equal(sift_test_read(dir, "o/queue/id:000001"), "two");
+    assert_string_equal(sift_test_read(dir, "o/queue/id:000002"), "three");
     assert_int_equal(sift_outdir_fault(&o, false, (const uint8_t *)"X", 1, "sig:06,src:000001"), 0);
     assert_int_equal(sift_outdir_fault(&o, false, (const uint8_t *)"Y", 1, "sig:11"), 1);
     assert_int_equal(sift_outdir_fault(&o, true, (const uint8_t *)"H", 1, "src:000002"), 0);
-    assert_string_equal(contents(dir, "o/crashes/id:000000,sig:06,src:000001"), "X");
-    assert_string_equal(contents(dir, "o/crashes/id:000001,sig:11"), "Y");
-    assert_string_equal(contents(dir, "o/hangs/id:000000,src:000002"), "H");
+    assert_string_equal(sift_test_read(dir, "o/crashes/id:000000,sig:06,src:000001"), "X");
+    assert_string_equal(sift_test_read(dir, "o/crashes/id:000001,sig:11"), "Y");
+    assert_string_equal(sift_test_read(dir, "o/hangs/id:000000,src:000002"), "H");
     /* A caller that writes the file itself takes the next id and its path. */
     char path[PATH_MAX];
     assert_int_equal(sift_outdir_queue_path(&o, "sync:peer", path, sizeof path), 3);
@@ -135,7 +123,7 @@ static void long_descriptions_are_cut_not_the_id(void **state)
     char want[256];
     snprintf(want, sizeof want, "o/queue/id:000000,%.*s", 200 - 10, desc);
     assert_int_equal(strlen(want), strlen("o/queue/") + 200);
-    assert_string_equal(contents(dir, want), "x");
+    assert_string_equal(sift_test_read(dir, want), "x");
     /* A path that cannot hold even the id is refused in one line. */
     char path[32];
     sift_test_capture c;
@@ -197,7 +185,7 @@ static void reports_are_what_afl_tools_read(void **state)
     st.execs = 234567;
     assert_int_equal(sift_outdir_report(&o, &st, true), 0);
     assert_int_equal(sift_outdir_report(&o, &st, false), 0);
-    const char *stats = contents(dir, "o/fuzzer_stats");
+    const char *stats = sift_test_read(dir, "o/fuzzer_stats");
     static const char *const want[] = {
         "start_time        : 1000\n",   "last_update       : 1120\n",
         "run_time          : 120\n",    "fuzzer_pid        : 4242\n",
@@ -208,7 +196,7 @@ static void reports_are_what_afl_tools_read(void **state)
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         if (!strstr(stats, want[i])) fail_msg("no '%s' in:\n%s", want[i], stats);
-    const char *plot = contents(dir, "o/plot_data");
+    const char *plot = sift_test_read(dir, "o/plot_data");
     assert_int_equal(strncmp(plot, "# relative_time, cycles_done,", 29), 0);
     const char *rows = strchr(plot, '\n') + 1;
     assert_string_equal(rows, "60, 0, 0, 17, 0, 0, 25.00%, 2, 0, 0, 2057.60, 123456, 25\n"

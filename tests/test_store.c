@@ -31,10 +31,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    f->dir = sift_test_scratch();
-    assert_non_null(f->dir);
-    snprintf(f->corpus, sizeof f->corpus, "%s/c", f->dir);
-    assert_int_equal(mkdir(f->corpus, 0755), 0);
+    sift_test_scratch_sub(&f->dir, "c", f->corpus, NULL);
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/o", f->dir);
     assert_int_equal(sift_outdir_open(&f->out, out), 0);
@@ -71,20 +68,6 @@ static sift_dlog_entry entry(const char *text)
     return e;
 }
 
-/* What the file DIR/REL holds (NUL-terminated, static), or NULL when it is not there. */
-static const char *contents(const char *dir, const char *rel)
-{
-    static char text[4096];
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *in = fopen(path, "rb");
-    if (!in) return NULL;
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    text[n] = '\0';
-    (void)fclose(in);
-    return text;
-}
-
 static const char *sha1_of(const char *text)
 {
     static char name[41];
@@ -98,15 +81,15 @@ static void a_find_is_saved_at_the_flush(void **state)
     fixture *f = *state;
     sift_dlog_entry e = entry("alpha");
     assert_int_equal(sift_store_take(&f->store, &e, "src:000000"), 1);
-    assert_null(contents(f->dir, "o/queue/id:000000,src:000000"));
+    assert_null(sift_test_read(f->dir, "o/queue/id:000000,src:000000"));
     assert_int_equal(sift_test_count_entries(f->dir, "c", "[!.]*"), 0);
     assert_int_equal(sift_test_count_entries(f->dir, "c", ".*.tmp.*"), 1);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", ".*.tmp.*"), 1);
     assert_int_equal(sift_store_flush(&f->store), 0);
-    assert_string_equal(contents(f->dir, "o/queue/id:000000,src:000000"), "alpha");
+    assert_string_equal(sift_test_read(f->dir, "o/queue/id:000000,src:000000"), "alpha");
     char rel[64];
     snprintf(rel, sizeof rel, "c/%s", e.name);
-    assert_string_equal(contents(f->dir, rel), "alpha");
+    assert_string_equal(sift_test_read(f->dir, rel), "alpha");
     assert_int_equal(sift_test_count_entries(f->dir, "c", "*"), 1);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", "*"), 1);
     assert_int_equal(f->store.queue_id[0], 0);
@@ -133,9 +116,9 @@ static void a_burst_is_saved_whole(void **state)
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "o/queue/id:%06zu,op:burst", i);
-        assert_string_equal(contents(f->dir, rel), texts[i]);
+        assert_string_equal(sift_test_read(f->dir, rel), texts[i]);
         snprintf(rel, sizeof rel, "c/%s", sha1_of(texts[i]));
-        assert_string_equal(contents(f->dir, rel), texts[i]);
+        assert_string_equal(sift_test_read(f->dir, rel), texts[i]);
     }
     assert_int_equal(sift_test_count_entries(f->dir, "c", ".*"), 0);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", ".*"), 0);
@@ -191,11 +174,11 @@ static void reconcile_writes_only_what_is_missing(void **state)
     /* queue-only gets its corpus copy; dir-only and seed-only their queue entries. */
     assert_int_equal(sift_store_reconcile(&f->store, describe, (void *)items), 3);
     snprintf(rel, sizeof rel, "c/%s", sha1_of("queue-only"));
-    assert_string_equal(contents(f->dir, rel), "queue-only");
-    assert_string_equal(contents(f->dir, "o/queue/id:000002,orig:dir"), "dir-only");
-    assert_string_equal(contents(f->dir, "o/queue/id:000003,orig:seed"), "seed-only");
+    assert_string_equal(sift_test_read(f->dir, rel), "queue-only");
+    assert_string_equal(sift_test_read(f->dir, "o/queue/id:000002,orig:dir"), "dir-only");
+    assert_string_equal(sift_test_read(f->dir, "o/queue/id:000003,orig:seed"), "seed-only");
     snprintf(rel, sizeof rel, "c/%s", sha1_of("seed-only"));
-    assert_null(contents(f->dir, rel));
+    assert_null(sift_test_read(f->dir, rel));
     assert_int_equal(sift_test_count_entries(f->dir, "c", "*"), 3);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", "*"), 4);
     assert_int_equal(f->store.queue_id[0], 0);
@@ -213,8 +196,8 @@ static void faults_are_saved_once_each(void **state)
     assert_int_equal(sift_store_fault(&f->store, false, (const uint8_t *)"boom", 4, "sig:06"), 1);
     assert_int_equal(sift_store_fault(&f->store, false, (const uint8_t *)"boom", 4, "sig:06"), 0);
     assert_int_equal(sift_store_fault(&f->store, true, (const uint8_t *)"slow", 4, "src:1"), 1);
-    assert_string_equal(contents(f->dir, "o/crashes/id:000000,sig:06"), "boom");
-    assert_string_equal(contents(f->dir, "o/hangs/id:000000,src:1"), "slow");
+    assert_string_equal(sift_test_read(f->dir, "o/crashes/id:000000,sig:06"), "boom");
+    assert_string_equal(sift_test_read(f->dir, "o/hangs/id:000000,src:1"), "slow");
     assert_int_equal(sift_test_count_entries(f->dir, "o/crashes", "*"), 1);
 }
 
@@ -243,7 +226,7 @@ static void a_failed_rename_ends_the_taking(void **state)
     assert_string_equal(err, line);
     assert_true(f->store.failed);
     snprintf(rel, sizeof rel, "c/%s", e.name);
-    assert_string_equal(contents(f->dir, rel), "gamma");
+    assert_string_equal(sift_test_read(f->dir, rel), "gamma");
     assert_int_equal(sift_test_count_entries(f->dir, "c", "*"), 1);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", "*"), 1); /* the folder */
 }
@@ -277,8 +260,8 @@ static void a_full_disk_leaves_no_file_cut_short(void **state)
      * one, staged before, was still saved. */
     char rel[PATH_MAX], line[PATH_MAX + 64];
     snprintf(rel, sizeof rel, "c/%s", sha1_of("small"));
-    assert_string_equal(contents(f->dir, rel), "small");
-    assert_string_equal(contents(f->dir, "o/queue/id:000000,src:1"), "small");
+    assert_string_equal(sift_test_read(f->dir, rel), "small");
+    assert_string_equal(sift_test_read(f->dir, "o/queue/id:000000,src:1"), "small");
     assert_int_equal(sift_test_count_entries(f->dir, "c", "*"), 1);
     assert_int_equal(sift_test_count_entries(f->dir, "o/queue", "*"), 1);
     char big[1500];
@@ -286,7 +269,7 @@ static void a_full_disk_leaves_no_file_cut_short(void **state)
     big[sizeof big - 1] = '\0';
     snprintf(line, sizeof line, "sift: cannot save %s/c/%s: File too large\n", f->dir,
              sha1_of(big));
-    assert_string_equal(contents(f->dir, "log"), line);
+    assert_string_equal(sift_test_read(f->dir, "log"), line);
 }
 
 #define TEST(name) cmocka_unit_test_setup_teardown(name, setup, teardown)

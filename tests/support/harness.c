@@ -2,9 +2,16 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,15 @@ char *sift_test_scratch(void)
         return NULL;
     }
     return dir;
+}
+
+void sift_test_scratch_sub(char **scratch, const char *sub, char *dir, char *prefix)
+{
+    *scratch = sift_test_scratch();
+    if (!*scratch) fail_msg("cannot make a scratch folder: %s", strerror(errno));
+    snprintf(dir, PATH_MAX, "%s/%s", *scratch, sub);
+    if (mkdir(dir, 0700) != 0) fail_msg("cannot make %s: %s", dir, strerror(errno));
+    if (prefix) snprintf(prefix, PATH_MAX, "%s/", dir);
 }
 
 int sift_test_scratch_setup(void **state)
@@ -69,6 +85,19 @@ double sift_test_json_num(const char *s, const char *key)
     snprintf(pat, sizeof pat, "\"%s\": ", key);
     const char *p = strstr(s, pat);
     return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+const char *sift_test_read(const char *dir, const char *rel)
+{
+    static char text[SIFT_TEST_OUT_CAP];
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *in = fopen(path, "rb");
+    if (!in) return NULL;
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    text[n] = '\0';
+    (void)fclose(in);
+    return text;
 }
 
 void sift_test_capture_begin(sift_test_capture *c)

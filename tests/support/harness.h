@@ -15,6 +15,12 @@
  * user of sift_test_unprivileged reaches what it holds; NULL on failure. */
 char *sift_test_scratch(void);
 
+/* For code that writes into a folder of its own: *SCRATCH becomes a fresh scratch folder, DIR
+ * (PATH_MAX bytes) the path of its new empty subfolder SUB (mode 0700), and PREFIX (PATH_MAX
+ * bytes, or NULL) DIR with a trailing slash, the form of -artifact_prefix. Fails the test when
+ * it cannot. */
+void sift_test_scratch_sub(char **scratch, const char *sub, char *dir, char *prefix);
+
 /* As cmocka setup (of a test or a group): *STATE becomes a fresh scratch folder (char *).
  * As teardown: the folder *STATE names is removed with all it holds. */
 int sift_test_scratch_setup(void **state);
@@ -32,6 +38,10 @@ long sift_test_count_entries(const char *dir, const char *sub, const char *glob)
 
 /* The number after "KEY": in the JSON text S (as sift writes it), -1 when absent. */
 double sift_test_json_num(const char *s, const char *key);
+
+/* What the file DIR/REL holds (NUL-terminated, static, cut at SIFT_TEST_OUT_CAP), or NULL
+ * when it cannot be read. */
+const char *sift_test_read(const char *dir, const char *rel);
 
 /* What this process writes to stderr between sift_test_capture_begin and _end goes into a
  * temporary file instead; _end puts stderr back and returns that text (NUL-terminated, static,
