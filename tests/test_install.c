@@ -47,6 +47,14 @@ static int install_into_prefix(void **state)
     return 0;
 }
 
+/* Fails unless TEXT holds FORMAT filled in with the install prefix. */
+static void expect_prefix(const char *text, const char *format)
+{
+    char want[PATH_MAX];
+    snprintf(want, sizeof want, format, prefix);
+    if (!strstr(text, want)) fail_msg("expected '%s' in:\n%s", want, text);
+}
+
 static const char *const installed[] = {
     "bin/sift-cc",
     "bin/sift-instrument",
@@ -124,13 +132,9 @@ static void installed_sift_cc_builds_harnesses(void **state)
     assert_int_equal(SIFT_TEST_SH("'%s/bin/sift-cc' -### -fsanitize=fuzzer %s harness.c -o h",
                                   prefix, SIFT_TEST_SAN),
                      0);
-    char want[PATH_MAX];
-    snprintf(want, sizeof want, "\"-idirafter\" \"%s/include\"", prefix);
-    assert_non_null(strstr(proc.err, want));
-    snprintf(want, sizeof want, "\"%s/lib/libsift-fuzzer.a\"", prefix);
-    assert_non_null(strstr(proc.err, want));
-    snprintf(want, sizeof want, "\"%s/lib/libsift-rt.a\"", prefix);
-    assert_non_null(strstr(proc.err, want));
+    expect_prefix(proc.err, "\"-idirafter\" \"%s/include\"");
+    expect_prefix(proc.err, "\"%s/lib/libsift-fuzzer.a\"");
+    expect_prefix(proc.err, "\"%s/lib/libsift-rt.a\"");
 }
 
 static const char cov_program[] =
@@ -161,11 +165,8 @@ static void pkg_config_builds_against_the_coverage_api(void **state)
     assert_int_equal(
         SIFT_TEST_SH("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags --libs sift", prefix),
         0);
-    char want[PATH_MAX];
-    snprintf(want, sizeof want, "-I%s/include", prefix);
-    assert_non_null(strstr(proc.out, want));
-    snprintf(want, sizeof want, "-L%s/lib -lsift-cov", prefix);
-    assert_non_null(strstr(proc.out, want));
+    expect_prefix(proc.out, "-I%s/include");
+    expect_prefix(proc.out, "-L%s/lib -lsift-cov");
     assert_int_equal(
         SIFT_TEST_SH("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --modversion sift", prefix), 0);
     assert_string_equal(proc.out, SIFT_VERSION "\n");
