@@ -27,16 +27,22 @@ typedef struct {
     sift_store store;
 } fixture;
 
+/* Opens the -out folder o, as a campaign does when it starts or resumes. */
+static void open_out(fixture *f)
+{
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/o", f->dir);
+    assert_int_equal(sift_outdir_open(&f->out, out), 0);
+}
+
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    sift_test_scratch_sub(&f->dir, "c", f->corpus, NULL);
-    char out[PATH_MAX];
-    snprintf(out, sizeof out, "%s/o", f->dir);
-    assert_int_equal(sift_outdir_open(&f->out, out), 0);
-    assert_int_equal(sift_store_init(&f->store, f->corpus, &f->out), 0);
     *state = f;
+    sift_test_scratch_sub(&f->dir, "c", f->corpus, NULL);
+    open_out(f);
+    assert_int_equal(sift_store_init(&f->store, f->corpus, &f->out), 0);
     return 0;
 }
 
@@ -162,9 +168,7 @@ static void reconcile_writes_only_what_is_missing(void **state)
         }
     }
     sift_outdir_close(&f->out);
-    char out[PATH_MAX];
-    snprintf(out, sizeof out, "%s/o", f->dir);
-    assert_int_equal(sift_outdir_open(&f->out, out), 0);
+    open_out(f);
     assert_int_equal(f->out.next_id, 2);
     for (size_t i = 0; i < n; i++) {
         sift_dlog_entry e = entry(items[i].text);
