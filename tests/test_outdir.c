@@ -194,8 +194,7 @@ static void reports_are_what_afl_tools_read(void **state)
         "bitmap_cvg        : 25.00%\n", "edges_found       : 25\n",
         "afl_banner        : calc\n",   "command_line      : ./calc -workers=2 c\n",
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        if (!strstr(stats, want[i])) fail_msg("no '%s' in:\n%s", want[i], stats);
+    SIFT_TEST_EXPECT_ALL(stats, want);
     const char *plot = sift_test_read(dir, "o/plot_data");
     assert_int_equal(strncmp(plot, "# relative_time, cycles_done,", 29), 0);
     const char *rows = strchr(plot, '\n') + 1;

@@ -103,8 +103,7 @@ static void summary_and_plot_of_a_real_campaign(void **state)
                                          "hangs       ",
                                          "last find   ",
                                          "plot        o/coverage.svg"};
-    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-        if (!strstr(out, fields[i])) fail_msg("no \"%s\" in:\n%s", fields[i], out);
+    SIFT_TEST_EXPECT_ALL(out, fields);
     /* The numbers are fuzzer_stats' own. */
     char v[64], want[128], commas[96];
     stat_value("execs_done", v, sizeof v);

@@ -124,8 +124,7 @@ static void json_lines(void **state)
         "{\"seq\":8,\"thread\":1,\"kind\":\"entry\",\"function\":null,\"id\":\"0x99\",\"slot\":0,"
         "\"value\":5}\n",
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        if (!strstr(out, want[i])) fail_msg("no line %s in:\n%s", want[i], out);
+    SIFT_TEST_EXPECT_ALL(out, want);
     size_t lines = 0;
     for (const char *p = out; (p = strchr(p, '\n')); p++)
         lines++;
@@ -187,8 +186,7 @@ static void same_records_every_run(void **state)
         "#17   step(m=pointer, byte=1, m->state=3, m->steps=3)  ",
         "#22 LLVMFuzzerTestOneInput -> 0\n",
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        if (!strstr(proc.out, want[i])) fail_msg("no %s in:\n%s", want[i], proc.out);
+    SIFT_TEST_EXPECT_ALL(proc.out, want);
     assert_int_equal(SIFT_TEST_SH("grep -c '\"function\":\"step\"' a.jsonl"), 0);
     assert_string_equal(proc.out, "20\n");
     assert_int_equal(SIFT_TEST_SH("./machine -trace=- -trace_format=json short 2>&1 >/dev/null | "

@@ -87,6 +87,12 @@ double sift_test_json_num(const char *s, const char *key)
     return p ? strtod(p + strlen(pat), NULL) : -1;
 }
 
+void sift_test_expect_all(const char *text, const char *const *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(text, want[i])) fail_msg("expected '%s' in:\n%s", want[i], text);
+}
+
 const char *sift_test_read(const char *dir, const char *rel)
 {
     static char text[SIFT_TEST_OUT_CAP];

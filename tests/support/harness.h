@@ -39,6 +39,12 @@ long sift_test_count_entries(const char *dir, const char *sub, const char *glob)
 /* The number after "KEY": in the JSON text S (as sift writes it), -1 when absent. */
 double sift_test_json_num(const char *s, const char *key);
 
+/* Fails the test unless TEXT holds each of the N strings of WANT; the message names the first
+ * one missing. SIFT_TEST_EXPECT_ALL takes the count from WANT, an array. */
+void sift_test_expect_all(const char *text, const char *const *want, size_t n);
+#define SIFT_TEST_EXPECT_ALL(text, want)                                                           \
+    sift_test_expect_all(text, want, sizeof(want) / sizeof((want)[0]))
+
 /* What the file DIR/REL holds (NUL-terminated, static, cut at SIFT_TEST_OUT_CAP), or NULL
  * when it cannot be read. */
 const char *sift_test_read(const char *dir, const char *rel);
