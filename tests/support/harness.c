@@ -1,4 +1,4 @@
-/* The fixture of tests that build harnesses: scratch folders, sift-cc builds, counts. */
+/* The fixture of tests that build harnesses or write files, and the reading back of results. */
 #define _GNU_SOURCE
 #include "harness.h"
 

@@ -1,5 +1,6 @@
-/* The fixture of tests that build harnesses and read what they leave: a scratch folder, sift-cc
- * builds, one shell helper, and the counts and numbers the tests check. */
+/* The fixture of tests that build harnesses or write files: scratch folders, sift-cc builds, one
+ * shell helper, and the reading back of what was left (folder entries, JSON numbers, files,
+ * expected lines, stderr). */
 #ifndef SIFT_TEST_HARNESS_H
 #define SIFT_TEST_HARNESS_H
 
