@@ -258,21 +258,18 @@ static void a_failed_write_says_which_file(void **state)
     sift_outdir_close(&o);
 }
 
-#define TEST(name)                                                                                 \
-    cmocka_unit_test_setup_teardown(name, sift_test_scratch_setup, sift_test_scratch_teardown)
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        TEST(a_new_folder_gets_the_afl_layout),
-        TEST(a_resumed_folder_continues_its_ids),
-        TEST(entries_are_named_and_numbered_like_afl),
-        TEST(long_descriptions_are_cut_not_the_id),
+        SIFT_TEST_IN_SCRATCH(a_new_folder_gets_the_afl_layout),
+        SIFT_TEST_IN_SCRATCH(a_resumed_folder_continues_its_ids),
+        SIFT_TEST_IN_SCRATCH(entries_are_named_and_numbered_like_afl),
+        SIFT_TEST_IN_SCRATCH(long_descriptions_are_cut_not_the_id),
         cmocka_unit_test(ids_are_read_from_afl_names),
         cmocka_unit_test(odd_characters_leave_file_names),
-        TEST(reports_are_what_afl_tools_read),
-        TEST(unusable_paths_get_one_line),
-        TEST(a_failed_write_says_which_file),
+        SIFT_TEST_IN_SCRATCH(reports_are_what_afl_tools_read),
+        SIFT_TEST_IN_SCRATCH(unusable_paths_get_one_line),
+        SIFT_TEST_IN_SCRATCH(a_failed_write_says_which_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

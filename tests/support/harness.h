@@ -26,6 +26,9 @@ void sift_test_scratch_sub(char **scratch, const char *sub, char *dir, char *pre
  * As teardown: the folder *STATE names is removed with all it holds. */
 int sift_test_scratch_setup(void **state);
 int sift_test_scratch_teardown(void **state);
+/* A test that gets a fresh scratch folder as its *state. */
+#define SIFT_TEST_IN_SCRATCH(test)                                                                 \
+    cmocka_unit_test_setup_teardown(test, sift_test_scratch_setup, sift_test_scratch_teardown)
 
 /* Builds SOURCE (a path in the source tree) into DIR/NAME with sift-cc -g -O1
  * -fsanitize=fuzzer, the sanitizers the test was built with and FLAGS. Returns 0, or -1 after
