@@ -2,7 +2,7 @@
  * codes, and a harness it builds that tells new coverage from old. */
 #define _GNU_SOURCE
 #include "sift/version.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <limits.h>
 #include <setjmp.h>
@@ -37,7 +37,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     if (!f) return -1;
-    if (!(f->dir = sift_test_tmpdir())) {
+    if (!(f->dir = sift_test_scratch())) {
         free(f);
         return -1;
     }
