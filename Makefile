@@ -32,6 +32,8 @@ BINS := $(BUILD)/bin/sift-cc $(BUILD)/bin/sift-c++ $(BUILD)/bin/sift-instrument 
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_SUPPORT := $(wildcard tests/support/*.c)
+# Tests and their support find the build and the sources they drive by these paths.
+TEST_DEFS := -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' -DSIFT_SOURCE_DIR='"$(abspath .)"'
 
 .PHONY: all check test-all demo bench clean format
 all: $(LIBS) $(BINS)
@@ -94,10 +96,10 @@ TEST_LINK_test_view := -lutil
 $(BUILD)/bin/sift-c++: $(BUILD)/bin/sift-cc
 	ln -sf sift-cc $@
 
+$(call obj,$(TEST_SUPPORT)): CFLAGS += $(TEST_DEFS)
 $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_SUPPORT)) $(LIBS) $(BINS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' \
-	    -DSIFT_SOURCE_DIR='"$(abspath .)"' $< $(call obj,$(TEST_SUPPORT)) \
+	$(CC) $(CFLAGS) $(TEST_DEFS) $< $(call obj,$(TEST_SUPPORT)) \
 	    $(TEST_LINK_$*) $(BUILD)/lib/libsift-fuzzer.a $(LDFLAGS) \
 	    -lcmocka -l:libmd.a -ldl -lpthread -lm -o $@
 
@@ -184,8 +186,7 @@ LINT_TIDY  := $(addprefix lint-tidy/,$(LINT_SRC))
 LINT_FLAGS = $(CFLAGS)
 lint-tidy/src/cc/instrument%: LINT_FLAGS += $(shell $(LLVM_CONFIG) --cflags)
 lint-tidy/src/rt/interpose/%: LINT_FLAGS += -fno-builtin
-lint-tidy/tests/%: LINT_FLAGS += -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' \
-                                 -DSIFT_SOURCE_DIR='"$(abspath .)"' -include tests/support/analyzer.h
+lint-tidy/tests/%: LINT_FLAGS += $(TEST_DEFS) -include tests/support/analyzer.h
 lint-tidy/$(ERL_DIR)/%: LINT_FLAGS += -I$(ERL_INCLUDE)
 
 # Under make -jN the jobs share N; else LINT_JOBS.

@@ -6,10 +6,10 @@
 #include <cmocka.h>
 
 #include "engine/contain/artifact.h"
-#include "engine/contain/report.h"
 #include "engine/base/files.h"
+#include "engine/contain/report.h"
+#include "support/harness.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,41 +24,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A fresh folder per test, and a log outside it that receives the reports. */
+/* A fresh folder per test, and a log outside it that receives the reports, both in a scratch
+ * folder. */
 typedef struct {
-    char dir[64];
-    char prefix[80]; /* dir with the trailing slash */
-    char log[64];
+    char *scratch;
+    char dir[PATH_MAX];
+    char prefix[PATH_MAX]; /* dir with the trailing slash */
     int logfd;
 } fixture;
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    strcpy(f->dir, "/tmp/sift-artifact-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->prefix, sizeof(f->prefix), "%s/", f->dir);
-    strcpy(f->log, "/tmp/sift-artifact-log-XXXXXX");
-    f->logfd = mkstemp(f->log);
+    assert_non_null(f);
+    sift_test_scratch_sub(&f->scratch, "a", f->dir, f->prefix);
+    char log[PATH_MAX];
+    snprintf(log, sizeof(log), "%s/log", f->scratch);
+    f->logfd = open(log, O_RDWR | O_CREAT | O_EXCL, 0600);
     assert_true(f->logfd >= 0);
     sift_report_set_fd(f->logfd);
     *state = f;
     return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[PATH_MAX];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (unlink(path) < 0) remove_tree(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 static int teardown(void **state)
@@ -66,9 +52,8 @@ static int teardown(void **state)
     fixture *f = *state;
     sift_report_set_fd(2);
     close(f->logfd);
-    unlink(f->log);
     chmod(f->dir, 0755);
-    remove_tree(f->dir);
+    sift_test_rmtree(f->scratch);
     free(f);
     return 0;
 }
@@ -95,17 +80,7 @@ static size_t read_file(const char *path, char *buf, size_t cap)
     return (size_t)n;
 }
 
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
+#define count_entries(dir) sift_test_count_entries(dir, NULL, "*")
 
 static const char *sha1_of(const char *s)
 {

@@ -7,6 +7,7 @@
 
 #include "engine/core/dict.h"
 #include "engine/base/rng.h"
+#include "support/harness.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -201,29 +202,25 @@ static void many_entries(void **state)
     sift_dict_free(&d);
 }
 
-static char *temp_file(const char *text)
+/* DIR/NAME, written with TEXT; its path, to free. */
+static char *dict_file(const char *dir, const char *name, const char *text)
 {
-    size_t len = strlen(text);
-    char *path = strdup("/tmp/sift-dict-XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, len), (ssize_t)len);
-    close(fd);
+    char *path = sift_test_write(dir, name, text, 0644);
+    assert_non_null(path);
     return path;
 }
 
 static void files(void **state)
 {
-    (void)state;
+    const char *dir = *state;
     sift_dict d = {0};
     char err[512], want[512];
-    char *path = temp_file("# tokens\n\"<a>\"\n\"</a>\"\n");
+    char *path = dict_file(dir, "tokens.dict", "# tokens\n\"<a>\"\n\"</a>\"\n");
     assert_int_equal(sift_dict_load(&d, path, err, sizeof(err)), 0);
     assert_int_equal(d.count, 2);
-    unlink(path);
     free(path);
 
-    path = temp_file("\"ok\"\n\"bad\n");
+    path = dict_file(dir, "bad.dict", "\"ok\"\n\"bad\n");
     assert_int_equal(sift_dict_load(&d, path, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "%s:2: unterminated string", path);
     assert_string_equal(err, want);
@@ -236,39 +233,37 @@ static void files(void **state)
     assert_int_equal(sift_dict_load(&d, under, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "%s: cannot read: Not a directory", under);
     assert_string_equal(err, want);
-    unlink(path);
     free(path);
 
-    path = temp_file("");
+    path = dict_file(dir, "empty.dict", "");
     assert_int_equal(sift_dict_load(&d, path, err, sizeof(err)), 0);
     assert_int_equal(d.count, 3);
-    unlink(path);
     free(path);
 
     assert_int_equal(sift_dict_load(&d, "/nonexistent/sift.dict", err, sizeof(err)), -1);
     assert_string_equal(err, "/nonexistent/sift.dict: cannot read: No such file or directory");
-    assert_int_equal(sift_dict_load(&d, "/tmp", err, sizeof(err)), -1);
-    assert_string_equal(err, "/tmp: cannot read: Is a directory");
-    assert_int_equal(sift_dict_load(&d, "/tmp", NULL, 0), -1);
+    assert_int_equal(sift_dict_load(&d, dir, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: cannot read: Is a directory", dir);
+    assert_string_equal(err, want);
+    assert_int_equal(sift_dict_load(&d, dir, NULL, 0), -1);
     assert_int_equal(d.count, 3);
     sift_dict_free(&d);
 }
 
 static void unreadable_file(void **state)
 {
-    (void)state;
+    const char *dir = *state;
     sift_dict d = {0};
     char err[512], want[512];
     /* Opens, then fails to read, even for root: a read error rather than an open error. */
     assert_int_equal(sift_dict_load(&d, "/proc/self/mem", err, sizeof(err)), -1);
     assert_string_equal(err, "/proc/self/mem: cannot read: Input/output error");
     if (geteuid() != 0) {
-        char *path = temp_file("\"x\"\n");
+        char *path = dict_file(dir, "closed.dict", "\"x\"\n");
         assert_int_equal(chmod(path, 0), 0);
         assert_int_equal(sift_dict_load(&d, path, err, sizeof(err)), -1);
         snprintf(want, sizeof(want), "%s: cannot read: Permission denied", path);
         assert_string_equal(err, want);
-        unlink(path);
         free(path);
     }
     assert_int_equal(d.count, 0);
@@ -276,8 +271,7 @@ static void unreadable_file(void **state)
 
 static void too_large_file(void **state)
 {
-    (void)state;
-    char *path = temp_file("");
+    char *path = dict_file(*state, "large.dict", "");
     assert_int_equal(truncate(path, (16 << 20) + 1), 0);
     sift_dict d = {0};
     char err[512], want[512];
@@ -289,7 +283,6 @@ static void too_large_file(void **state)
     assert_int_equal(sift_dict_load(&d, path, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "%s:1: non-printable byte 0x00 outside the quotes", path);
     assert_string_equal(err, want);
-    unlink(path);
     free(path);
 }
 
@@ -371,9 +364,11 @@ int main(void)
         cmocka_unit_test(error_stops_parsing_and_keeps_entries),
         cmocka_unit_test(add_dedups_and_checks_lengths),
         cmocka_unit_test(many_entries),
-        cmocka_unit_test(files),
-        cmocka_unit_test(unreadable_file),
-        cmocka_unit_test(too_large_file),
+        SIFT_TEST_IN_SCRATCH(files),
+        cmocka_unit_test_setup_teardown(unreadable_file, sift_test_scratch_setup,
+                                        sift_test_scratch_teardown),
+        cmocka_unit_test_setup_teardown(too_large_file, sift_test_scratch_setup,
+                                        sift_test_scratch_teardown),
         cmocka_unit_test(random_text_never_crashes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,9 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "support/subprocess.h"
+#include "support/harness.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,21 +18,8 @@
 static char *dir; /* scratch folder shared by the tests; harnesses are built once */
 static sift_test_proc proc;
 
-/* A shell command line in the scratch folder; its status. */
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
-static size_t count_prefixed(const char *sub, const char *prefix)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, sub);
-    DIR *d = opendir(path);
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += e->d_name[0] != '.' && !strncmp(e->d_name, prefix, strlen(prefix));
-    if (d) closedir(d);
-    return n;
-}
+/* Entries of the scratch folder's SUB that match GLOB. */
+#define entries(sub, glob) sift_test_count_entries(dir, sub, glob)
 
 /* A shell command line as a user whom permission bits bind (65534 when the test runs as root),
  * with the size of any file it writes limited to FSIZE bytes when not 0. Skips the test, saying
@@ -65,30 +51,14 @@ static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fm
 
 static int build_harnesses(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
-    assert_non_null(dir);
-    /* Tests run some harnesses as an unprivileged user, who must reach them. */
-    chmod(dir, 0755);
-    const char *cc = SIFT_BUILD_DIR "/bin/sift-cc -g -O1";
+    *state = dir = sift_test_scratch();
     /* The magic example's overflow needs ASan to be seen, in either build. */
-    if (sh("%s -fsanitize=fuzzer,address%s " SIFT_SOURCE_DIR "/examples/magic.c -o magic &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/custom.c -o custom &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv",
-           cc, strstr(SIFT_TEST_SAN, "undefined") ? ",undefined" : "", cc, SIFT_TEST_SAN, cc,
-           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
-        fprintf(stderr, "%s%s", proc.out, proc.err);
+    if (sift_test_build(dir, "magic", "examples/magic.c", "-fsanitize=address") ||
+        sift_test_build(dir, "faults", "tests/fixtures/faults.c", "") ||
+        sift_test_build(dir, "custom", "tests/fixtures/custom.c", "") ||
+        sift_test_build(dir, "calc", "examples/calc.c", "") ||
+        sift_test_build(dir, "tlv", "examples/tlv.c", ""))
         return -1;
-    }
-    return 0;
-}
-
-static int remove_scratch(void **state)
-{
-    (void)state;
-    sift_test_rmtree(dir);
     return 0;
 }
 
@@ -97,18 +67,18 @@ static int remove_scratch(void **state)
 static void slow_inputs_become_slow_unit_artifacts(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf c a && mkdir c a && printf W >c/w && "
-                "./faults -seed=1 -runs=3 -report_slow_units=1 -artifact_prefix=a/ c");
+    int rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf W >c/w && "
+                          "./faults -seed=1 -runs=3 -report_slow_units=1 -artifact_prefix=a/ c");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Slowest unit: 1 s:\n"));
     assert_non_null(strstr(proc.err, "Test unit written to a/slow-unit-"
                                      "e2415cb7f63df0c9de23362326ad3c37a9adfc96"));
-    assert_int_equal(count_prefixed("a", "slow-unit-"), 1);
-    rc = sh("rm -rf c a && mkdir c a && printf W >c/w && ./faults -seed=1 -runs=3 "
-            "-artifact_prefix=a/ c");
+    assert_int_equal(entries("a", "slow-unit-*"), 1);
+    rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf W >c/w && ./faults -seed=1 -runs=3 "
+                      "-artifact_prefix=a/ c");
     assert_int_equal(rc, 0);
     assert_null(strstr(proc.err, "Slowest unit"));
-    assert_int_equal(count_prefixed("a", "slow-unit-"), 0);
+    assert_int_equal(entries("a", "slow-unit-*"), 0);
 }
 
 /* libFuzzer's extra counters count as coverage: a bug that only they lead to is found (without
@@ -116,16 +86,17 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
 static void extra_counters_guide_the_search(void **state)
 {
     (void)state;
-    assert_int_equal(sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                                       "/tests/fixtures/extra_counters.c -o extra",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH(SIFT_BUILD_DIR
+                                  "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                                  "/tests/fixtures/extra_counters.c -o extra",
+                                  SIFT_TEST_SAN),
                      0);
     for (int seed = 1; seed <= 2; seed++) {
-        int rc =
-            sh("rm -rf c a && mkdir c a && ./extra -seed=%d -runs=2000000 -artifact_prefix=a/ c",
-               seed);
+        int rc = SIFT_TEST_SH(
+            "rm -rf c a && mkdir c a && ./extra -seed=%d -runs=2000000 -artifact_prefix=a/ c",
+            seed);
         assert_int_not_equal(rc, 0);
-        assert_int_equal(count_prefixed("a", "crash-"), 1);
+        assert_int_equal(entries("a", "crash-*"), 1);
     }
 }
 
@@ -134,11 +105,13 @@ static void extra_counters_guide_the_search(void **state)
 static void the_empty_input_runs_first(void **state)
 {
     (void)state;
-    assert_int_equal(sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                                       "/tests/fixtures/empty.c -o empty",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH(SIFT_BUILD_DIR
+                                  "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                                  "/tests/fixtures/empty.c -o empty",
+                                  SIFT_TEST_SAN),
                      0);
-    int rc = sh("rm -rf c a && mkdir c a && ./empty -seed=1 -runs=100000 -artifact_prefix=a/ c");
+    int rc = SIFT_TEST_SH(
+        "rm -rf c a && mkdir c a && ./empty -seed=1 -runs=100000 -artifact_prefix=a/ c");
     assert_int_not_equal(rc, 0);
     /* The SHA-1 of no bytes names the artifact. */
     assert_non_null(
@@ -150,10 +123,10 @@ static void the_empty_input_runs_first(void **state)
 static void finds_the_magic_bug_from_nothing(void **state)
 {
     (void)state;
-    int rc =
-        sh("rm -rf c a && mkdir c a && ./magic -seed=1 -max_total_time=120 -artifact_prefix=a/"
-           " c 2>log; echo rc=$?; grep -m1 'INFO: Seed' log; grep -m1 INITED log; grep -m1 NEW log;"
-           " grep -E 'ERROR: AddressSanitizer|Test unit written' log");
+    int rc = SIFT_TEST_SH(
+        "rm -rf c a && mkdir c a && ./magic -seed=1 -max_total_time=120 -artifact_prefix=a/"
+        " c 2>log; echo rc=$?; grep -m1 'INFO: Seed' log; grep -m1 INITED log; grep -m1 NEW log;"
+        " grep -E 'ERROR: AddressSanitizer|Test unit written' log");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.out, "INFO: Seed: 1"));
     assert_non_null(strstr(proc.out, "INITED cov: "));
@@ -161,17 +134,17 @@ static void finds_the_magic_bug_from_nothing(void **state)
     assert_non_null(strstr(proc.out, "ERROR: AddressSanitizer: stack-buffer-overflow"));
     assert_non_null(strstr(proc.out, "Test unit written to a/crash-"));
     assert_null(strstr(proc.out, "rc=0"));
-    assert_int_equal(count_prefixed("a", "crash-"), 1);
-    assert_true(count_prefixed("c", "") > 2); /* new inputs were saved into the corpus */
+    assert_int_equal(entries("a", "crash-*"), 1);
+    assert_true(entries("c", "[!.]*") > 2); /* new inputs were saved into the corpus */
 
     /* Reproduction from the artifact. */
-    rc = sh("./magic a/crash-*");
+    rc = SIFT_TEST_SH("./magic a/crash-*");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Running: a/crash-"));
     assert_non_null(strstr(proc.err, "SUMMARY: AddressSanitizer: stack-buffer-overflow"));
 
     /* A saved corpus input reproduces cleanly. */
-    rc = sh("for f in c/*; do ./magic \"$f\" || exit 1; done");
+    rc = SIFT_TEST_SH("for f in c/*; do ./magic \"$f\" || exit 1; done");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "NOTE: fuzzing was not performed"));
 }
@@ -179,8 +152,9 @@ static void finds_the_magic_bug_from_nothing(void **state)
 static void runs_limit_and_stats(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf c && mkdir c && ./tlv -seed=3 -runs=2000 -max_len=8 -stats_file=s.json "
-                "-print_final_stats=1 c 2>&1 | grep -E 'DONE|Done|stat::number' ; cat s.json");
+    int rc = SIFT_TEST_SH(
+        "rm -rf c && mkdir c && ./tlv -seed=3 -runs=2000 -max_len=8 -stats_file=s.json "
+        "-print_final_stats=1 c 2>&1 | grep -E 'DONE|Done|stat::number' ; cat s.json");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.out, "DONE   cov: "));
     assert_non_null(strstr(proc.out, "Done 2000 runs in "));
@@ -192,8 +166,9 @@ static void runs_limit_and_stats(void **state)
 static void any_number_of_input_files_run(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf many && mkdir many && for i in $(seq 300); do echo $i >many/$i; done && "
-                "./tlv many/* -runs=2 2>&1 | grep -c '^Executed many/'");
+    int rc = SIFT_TEST_SH(
+        "rm -rf many && mkdir many && for i in $(seq 300); do echo $i >many/$i; done && "
+        "./tlv many/* -runs=2 2>&1 | grep -c '^Executed many/'");
     assert_int_equal(rc, 0);
     assert_string_equal(proc.out, "300\n");
 }
@@ -202,8 +177,9 @@ static void smaller_inputs_replace_larger_ones(void **state)
 {
     (void)state;
     /* Whether a given seed reduces in time depends on the build's code: try a few. */
-    int rc = sh("for seed in 3 4 5 6 7; do rm -rf c && mkdir c && "
-                "./tlv -seed=$seed -runs=60000 c 2>&1 | grep -m1 REDUCE && exit 0; done; exit 1");
+    int rc = SIFT_TEST_SH(
+        "for seed in 3 4 5 6 7; do rm -rf c && mkdir c && "
+        "./tlv -seed=$seed -runs=60000 c 2>&1 | grep -m1 REDUCE && exit 0; done; exit 1");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.out, "REDUCE cov: "));
     assert_non_null(strstr(proc.out, " L: "));
@@ -212,8 +188,9 @@ static void smaller_inputs_replace_larger_ones(void **state)
 static void same_seed_same_campaign(void **state)
 {
     (void)state;
-    int rc = sh("for i in 1 2; do rm -rf c$i && mkdir c$i && ./tlv -seed=7 -runs=3000 -max_len=16 "
-                "c$i 2>/dev/null; ls c$i > l$i; done; cmp l1 l2 && wc -l < l1");
+    int rc = SIFT_TEST_SH(
+        "for i in 1 2; do rm -rf c$i && mkdir c$i && ./tlv -seed=7 -runs=3000 -max_len=16 "
+        "c$i 2>/dev/null; ls c$i > l$i; done; cmp l1 l2 && wc -l < l1");
     assert_int_equal(rc, 0);
     assert_true(strtol(proc.out, NULL, 10) > 1);
 }
@@ -222,51 +199,52 @@ static void timeouts_ooms_and_signals_leave_artifacts(void **state)
 {
     (void)state;
     static const struct {
-        const char *input, *flags, *kind, *line;
+        const char *input, *flags, *kind, *line; /* KIND: the artifact's name, a pattern */
         int exit_code;
     } cases[] = {
-        {"H", "-timeout=1", "timeout-", "ERROR: libFuzzer: timeout after", 70},
-        {"O", "-rss_limit_mb=300", "oom-", "ERROR: libFuzzer: out-of-memory (used: ", 71},
-        {"A", "", "crash-", "SUMMARY: ", -1},
-        {"S", "", "crash-", "SUMMARY: ", -1},
+        {"H", "-timeout=1", "timeout-*", "ERROR: libFuzzer: timeout after", 70},
+        {"O", "-rss_limit_mb=300", "oom-*", "ERROR: libFuzzer: out-of-memory (used: ", 71},
+        {"A", "", "crash-*", "SUMMARY: ", -1},
+        {"S", "", "crash-*", "SUMMARY: ", -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = sh("rm -rf a && mkdir a && printf %s > in && ./faults %s -artifact_prefix=a/ in",
-                    cases[i].input, cases[i].flags);
+        int rc = SIFT_TEST_SH(
+            "rm -rf a && mkdir a && printf %s > in && ./faults %s -artifact_prefix=a/ in",
+            cases[i].input, cases[i].flags);
         if (cases[i].exit_code >= 0)
             assert_int_equal(rc, cases[i].exit_code);
         else
             assert_int_not_equal(rc, 0);
         assert_non_null(strstr(proc.err, cases[i].line));
         assert_non_null(strstr(proc.err, "Test unit written to a/"));
-        assert_int_equal(count_prefixed("a", cases[i].kind), 1);
-        assert_int_equal(sh("cmp in a/%s*", cases[i].kind), 0);
+        assert_int_equal(entries("a", cases[i].kind), 1);
+        assert_int_equal(SIFT_TEST_SH("cmp in a/%s", cases[i].kind), 0);
     }
 }
 
 static void silenced_target_still_reports_its_crash(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf a && mkdir a && printf A > in && "
-                "./faults -close_fd_mask=3 -exact_artifact_path=a/the-crash in");
+    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf A > in && "
+                          "./faults -close_fd_mask=3 -exact_artifact_path=a/the-crash in");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Test unit written to a/the-crash"));
-    assert_int_equal(sh("cmp in a/the-crash"), 0);
+    assert_int_equal(SIFT_TEST_SH("cmp in a/the-crash"), 0);
 }
 
 static void sanitizer_only_limits(void **state)
 {
     (void)state;
     if (!SIFT_TEST_SAN[0]) skip(); /* malloc hooks and leak checks come with the sanitizers */
-    int rc = sh("rm -rf a && mkdir a && printf M > in && ./faults -malloc_limit_mb=100 "
-                "-artifact_prefix=a/ in");
+    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf M > in && ./faults -malloc_limit_mb=100 "
+                          "-artifact_prefix=a/ in");
     assert_int_equal(rc, 71);
     assert_non_null(strstr(proc.err, "out-of-memory (malloc("));
-    assert_int_equal(count_prefixed("a", "oom-"), 1);
-    rc = sh("rm -rf a && mkdir a && printf L > in && ./faults -artifact_prefix=a/ in");
+    assert_int_equal(entries("a", "oom-*"), 1);
+    rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf L > in && ./faults -artifact_prefix=a/ in");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "detected memory leaks"));
-    assert_int_equal(count_prefixed("a", "leak-"), 1);
+    assert_int_equal(entries("a", "leak-*"), 1);
 }
 
 static void bad_flags_and_paths_get_one_line(void **state)
@@ -285,73 +263,74 @@ static void bad_flags_and_paths_get_one_line(void **state)
         {"-minimize_crash=1 c", "sift: -minimize_crash=1 takes exactly one input file"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = sh("rm -rf c && mkdir c && printf '\"ok\"\\n\"bad\\\\q\"\\n' > bad.dict && "
-                    "./calc -runs=10 %s",
-                    cases[i].args);
+        int rc =
+            SIFT_TEST_SH("rm -rf c && mkdir c && printf '\"ok\"\\n\"bad\\\\q\"\\n' > bad.dict && "
+                         "./calc -runs=10 %s",
+                         cases[i].args);
         assert_int_not_equal(rc, 0);
         const char *line = strstr(proc.err, cases[i].message);
         if (!line) fail_msg("%s: expected '%s' in:\n%s", cases[i].args, cases[i].message, proc.err);
         assert_null(strstr(line + 1, "sift: ")); /* one error line, not a cascade */
     }
-    assert_int_equal(sh("./calc -help=1"), 0);
+    assert_int_equal(SIFT_TEST_SH("./calc -help=1"), 0);
     assert_non_null(strstr(proc.out, "-max_total_time"));
 }
 
 static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
 {
     (void)state;
-    int rc =
-        sh("rm -rf into from && mkdir into from && printf 1+1 > into/a && "
-           "printf 1+1 > from/dup && printf '(2*3)' > from/paren && printf 9-4 > from/minus && "
-           "printf 1/7 > from/crash && ./calc -merge=1 into from");
+    int rc = SIFT_TEST_SH(
+        "rm -rf into from && mkdir into from && printf 1+1 > into/a && "
+        "printf 1+1 > from/dup && printf '(2*3)' > from/paren && printf 9-4 > from/minus && "
+        "printf 1/7 > from/crash && ./calc -merge=1 into from");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "MERGE-OUTER: "));
     assert_non_null(strstr(proc.err, "crashed or hung the target; skipping it"));
-    assert_int_equal(count_prefixed("into", ""), 3); /* a, paren and minus, not dup or crash */
+    assert_int_equal(entries("into", "[!.]*"), 3); /* a, paren and minus, not dup or crash */
 }
 
 static void minimize_crash_shrinks_and_keeps_the_crash(void **state)
 {
     (void)state;
-    int rc = sh("rm -rf a && mkdir a && printf '1+2+3+4+5+6+7+8/7+9' > big && "
-                "./calc -minimize_crash=1 -runs=500 -artifact_prefix=a/ big");
+    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf '1+2+3+4+5+6+7+8/7+9' > big && "
+                          "./calc -minimize_crash=1 -runs=500 -artifact_prefix=a/ big");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "CRASH_MIN: failed to minimize beyond a/minimized-from-"));
-    assert_int_equal(count_prefixed("a", "minimized-from-"), 1);
+    assert_int_equal(entries("a", "minimized-from-*"), 1);
     /* Through cat: sh expands no glob after <. */
-    assert_int_equal(sh("cat a/minimized-from-* | wc -c"), 0);
+    assert_int_equal(SIFT_TEST_SH("cat a/minimized-from-* | wc -c"), 0);
     assert_true(strtol(proc.out, NULL, 10) <= 3); /* "8/7" or shorter */
-    assert_int_not_equal(sh("./calc a/minimized-from-*"), 0);
-    assert_int_equal(sh("printf 1 > ok && ./calc -minimize_crash=1 ok"), 1);
+    assert_int_not_equal(SIFT_TEST_SH("./calc a/minimized-from-*"), 0);
+    assert_int_equal(SIFT_TEST_SH("printf 1 > ok && ./calc -minimize_crash=1 ok"), 1);
     assert_non_null(strstr(proc.err, "does not crash the target"));
 }
 
 static void custom_mutator_and_initialize_are_used(void **state)
 {
     (void)state;
-    int rc =
-        sh("rm -rf a c && mkdir a c && ./custom -seed=5 -max_total_time=60 -artifact_prefix=a/ c");
+    int rc = SIFT_TEST_SH(
+        "rm -rf a c && mkdir a c && ./custom -seed=5 -max_total_time=60 -artifact_prefix=a/ c");
     assert_int_not_equal(rc, 0);
-    assert_int_equal(count_prefixed("a", "crash-"), 1);
-    assert_int_equal(sh("head -c 2 a/crash-*"), 0);
+    assert_int_equal(entries("a", "crash-*"), 1);
+    assert_int_equal(SIFT_TEST_SH("head -c 2 a/crash-*"), 0);
     assert_string_equal(proc.out, "#!");
 }
 
 static void oss_fuzz_style_build(void **state)
 {
     (void)state;
-    int rc =
-        sh("CC=" SIFT_BUILD_DIR "/bin/sift-cc; CFLAGS='-fsanitize=fuzzer-no-link %s';"
-           "printf 'int lib_parse(const unsigned char *d, unsigned long n)"
-           "{ return n > 2 && d[0] == 0x42 ? d[1] : 0; }\\n' > lib.c && "
-           "printf '#include <stdint.h>\\n#include <stddef.h>\\n"
-           "int lib_parse(const unsigned char *, unsigned long);\\n"
-           "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)"
-           "{ lib_parse(d, n); return 0; }\\n' > fuzz.c && "
-           "$CC $CFLAGS -c lib.c -o lib.o && ar rcs lib.a lib.o && "
-           "$CC $CFLAGS -c fuzz.c -o fuzz.o && $CC -fsanitize=fuzzer %s fuzz.o lib.a -o oss && "
-           "rm -rf c && mkdir c && ./oss -runs=500 c",
-           SIFT_TEST_SAN, SIFT_TEST_SAN);
+    int rc = SIFT_TEST_SH(
+        "CC=" SIFT_BUILD_DIR "/bin/sift-cc; CFLAGS='-fsanitize=fuzzer-no-link %s';"
+        "printf 'int lib_parse(const unsigned char *d, unsigned long n)"
+        "{ return n > 2 && d[0] == 0x42 ? d[1] : 0; }\\n' > lib.c && "
+        "printf '#include <stdint.h>\\n#include <stddef.h>\\n"
+        "int lib_parse(const unsigned char *, unsigned long);\\n"
+        "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)"
+        "{ lib_parse(d, n); return 0; }\\n' > fuzz.c && "
+        "$CC $CFLAGS -c lib.c -o lib.o && ar rcs lib.a lib.o && "
+        "$CC $CFLAGS -c fuzz.c -o fuzz.o && $CC -fsanitize=fuzzer %s fuzz.o lib.a -o oss && "
+        "rm -rf c && mkdir c && ./oss -runs=500 c",
+        SIFT_TEST_SAN, SIFT_TEST_SAN);
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Done 500 runs"));
 }
@@ -384,9 +363,10 @@ static void unwritable_outputs_stop_before_fuzzing(void **state)
         {"-minimize_crash=1 -artifact_prefix=../ro/ ../ro/seed",
          "sift: -artifact_prefix=../ro/: cannot write into ../ro/: Permission denied"},
     };
-    assert_int_equal(sh("rm -rf ro rw && mkdir ro rw && printf 1+1 > ro/seed && chmod 555 ro && "
-                        "chmod 777 rw && printf 1/7 > crash17"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf ro rw && mkdir ro rw && printf 1+1 > ro/seed && chmod 555 ro && "
+                     "chmod 777 rw && printf 1/7 > crash17"),
+        0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int rc = sh_jailed(0, true, "cd rw && ../calc -runs=100000 %s", cases[i].args);
         if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].args, rc, proc.err);
@@ -394,7 +374,7 @@ static void unwritable_outputs_stop_before_fuzzing(void **state)
         assert_null(strstr(proc.err, "INITED")); /* stopped before anything ran */
     }
     /* Nothing was written anywhere: ro holds its seed alone, rw nothing. */
-    assert_int_equal(sh("ls -A ro rw | tr '\\n' ' '"), 0);
+    assert_int_equal(SIFT_TEST_SH("ls -A ro rw | tr '\\n' ' '"), 0);
     assert_string_equal(proc.out, "ro: seed  rw: ");
 
     /* Running the seeds of a read-only corpus, and reproducing from a read-only folder, write
@@ -405,13 +385,14 @@ static void unwritable_outputs_stop_before_fuzzing(void **state)
     assert_non_null(strstr(proc.err, "Running: ../crash17"));
     assert_non_null(strstr(proc.err, "ERROR: cannot write artifact ./crash-"));
     assert_non_null(strstr(proc.err, "Base64: MS83"));
-    assert_int_equal(sh("ls -A ro && chmod 755 ro"), 0);
+    assert_int_equal(SIFT_TEST_SH("ls -A ro && chmod 755 ro"), 0);
     assert_string_equal(proc.out, "seed\n");
 
     /* A read-only mount stops root too, where this test may mount one (root, in a mount
      * namespace of its own). */
-    int rc = sh("mkdir -p rom && unshare -m sh -c 'mount -t tmpfs t rom 2>/dev/null || exit 99; "
-                "mkdir rom/c && mount -o remount,ro rom && ./calc -runs=100 rom/c'");
+    int rc = SIFT_TEST_SH(
+        "mkdir -p rom && unshare -m sh -c 'mount -t tmpfs t rom 2>/dev/null || exit 99; "
+        "mkdir rom/c && mount -o remount,ro rom && ./calc -runs=100 rom/c'");
     if (rc != 99) {
         assert_int_equal(rc, 1);
         one_line("read-only mount", "sift: corpus folder: cannot write into rom/c: Read-only "
@@ -438,10 +419,11 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
     assert_int_equal(sscanf(line, "sift: cannot save c/%40[0-9a-f]:", name), 1);
     long saved = intact_files("c");
     assert_true(saved >= 1); /* the short finds before it */
-    assert_int_not_equal(sh("test -e c/%s", name), 0);
+    assert_int_not_equal(SIFT_TEST_SH("test -e c/%s", name), 0);
 
     /* A crash whose artifact does not fit. Its input is printed in Base64 instead. */
-    assert_int_equal(sh("rm -rf a && mkdir a && (printf A; head -c 600 /dev/zero) > big-crash"), 0);
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf a && mkdir a && (printf A; head -c 600 /dev/zero) > big-crash"), 0);
     rc = sh_jailed(512, false, "./faults -artifact_prefix=a/ big-crash");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "ERROR: cannot write artifact a/crash-"));
@@ -450,10 +432,11 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
 
     /* A real full disk, where this test may mount a small tmpfs (root, in a mount namespace
      * of its own, which goes with the shell): ENOSPC, the same line. */
-    rc = sh("mkdir -p m && unshare -m sh -c 'mount -t tmpfs -o size=64k t m 2>/dev/null || "
-            "exit 99; cd m && mkdir c && ../tlv -seed=1 -runs=10000000 -len_control=0 c; "
-            "echo rc=$?; for f in c/* c/.[!.]*; do [ -e \"$f\" ] || continue; "
-            "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"${f#c/}\" ] || echo \"bad $f\"; done'");
+    rc = SIFT_TEST_SH(
+        "mkdir -p m && unshare -m sh -c 'mount -t tmpfs -o size=64k t m 2>/dev/null || "
+        "exit 99; cd m && mkdir c && ../tlv -seed=1 -runs=10000000 -len_control=0 c; "
+        "echo rc=$?; for f in c/* c/.[!.]*; do [ -e \"$f\" ] || continue; "
+        "[ \"$(sha1sum < \"$f\" | cut -c1-40)\" = \"${f#c/}\" ] || echo \"bad $f\"; done'");
     if (rc == 0) {
         one_line("tmpfs", "sift: cannot save c/");
         assert_non_null(strstr(proc.err, ": No space left on device\n"));
@@ -469,7 +452,7 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
     assert_int_equal(rc, 1);
     one_line("stats", "sift: cannot write stats file st/s.json: File too large");
     assert_null(strstr(proc.err, "Done 10000000 runs"));
-    assert_int_equal(sh("ls -A st | wc -l"), 0);
+    assert_int_equal(SIFT_TEST_SH("ls -A st | wc -l"), 0);
     assert_int_equal(strtol(proc.out, NULL, 10), 0);
 }
 
@@ -479,7 +462,7 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
 static void huge_inputs_cost_at_most_max_len(void **state)
 {
     (void)state;
-    assert_int_equal(sh("rm -rf h && mkdir h && printf 1+2 > h/small"), 0);
+    assert_int_equal(SIFT_TEST_SH("rm -rf h && mkdir h && printf 1+2 > h/small"), 0);
     char path[4096];
     snprintf(path, sizeof path, "%s/h/big", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -488,7 +471,8 @@ static void huge_inputs_cost_at_most_max_len(void **state)
     assert_int_equal(pwrite(fd, "(1)", 3, 0), 3);
     close(fd);
 
-    int rc = sh("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -print_final_stats=1 hc h");
+    int rc = SIFT_TEST_SH(
+        "rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -print_final_stats=1 hc h");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "not generate inputs larger than 1048576 bytes"));
     assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 1048576b (1 longer "
@@ -499,16 +483,16 @@ static void huge_inputs_cost_at_most_max_len(void **state)
     /* Never the whole file (ASan's own memory is counted in hundreds of MB). */
     if (!SIFT_TEST_SAN[0]) assert_true(strtol(rss + strlen("stat::peak_rss_mb:"), NULL, 10) < 100);
 
-    rc = sh("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -max_len=64 hc h");
+    rc = SIFT_TEST_SH("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -max_len=64 hc h");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "max: 64b (1 longer than 64 bytes, cut to that)"));
-    assert_int_equal(sh("stat -c %%s h/big"), 0);
+    assert_int_equal(SIFT_TEST_SH("stat -c %%s h/big"), 0);
     assert_string_equal(proc.out, "104857600\n"); /* seeds are read, never rewritten */
 
-    rc = sh("./calc h/big");
+    rc = SIFT_TEST_SH("./calc h/big");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Executed h/big in "));
-    rc = sh("./calc -max_len=2 h/big"); /* "(1": an unclosed parenthesis, read as such */
+    rc = SIFT_TEST_SH("./calc -max_len=2 h/big"); /* "(1": an unclosed parenthesis, read as such */
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Executed h/big in "));
 }
@@ -518,12 +502,13 @@ static void huge_inputs_cost_at_most_max_len(void **state)
 static void odd_corpus_entries_are_skipped(void **state)
 {
     (void)state;
-    assert_int_equal(sh("rm -rf o && mkdir o o/sub o/closed && chmod 777 o && cd o && "
-                        "printf 1+1 > a && : > empty && mkfifo fifo && ln -s nowhere dangling && "
-                        "ln -s l2 l1 && ln -s l1 l2 && ln -s .. sub/up && ln -s ../sub sub/self && "
-                        "printf 2+2 > closed/f && chmod 000 closed && "
-                        "printf 3+3 > unreadable && chmod 000 unreadable"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf o && mkdir o o/sub o/closed && chmod 777 o && cd o && "
+                     "printf 1+1 > a && : > empty && mkfifo fifo && ln -s nowhere dangling && "
+                     "ln -s l2 l1 && ln -s l1 l2 && ln -s .. sub/up && ln -s ../sub sub/self && "
+                     "printf 2+2 > closed/f && chmod 000 closed && "
+                     "printf 3+3 > unreadable && chmod 000 unreadable"),
+        0);
     /* As a user whom the closed folder and file stop; under a time limit, in case the FIFO
      * blocked. */
     int rc = sh_jailed(0, true, "cd o && timeout 60 ../tlv -runs=2000 .");
@@ -533,10 +518,10 @@ static void odd_corpus_entries_are_skipped(void **state)
     assert_non_null(strstr(proc.err, "sift: skipping seed ./unreadable: Permission denied"));
     assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 3b"));
     assert_non_null(strstr(proc.err, "Done 2000 runs"));
-    assert_int_equal(sh("chmod 755 o/closed"), 0);
+    assert_int_equal(SIFT_TEST_SH("chmod 755 o/closed"), 0);
 
     /* A corpus of empty files only. */
-    rc = sh("rm -rf e && mkdir e && : > e/1 && : > e/2 && ./tlv -runs=2000 e");
+    rc = SIFT_TEST_SH("rm -rf e && mkdir e && : > e/1 && : > e/2 && ./tlv -runs=2000 e");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 0b"));
 }
@@ -560,9 +545,9 @@ static void files_and_folders_swapped_get_one_line(void **state)
         {"p", "sift: p: not a regular file"}, /* a FIFO, refused without waiting on it */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = sh("rm -rf c d f p && mkdir c d && printf 1 > f && mkfifo p && "
-                    "timeout 60 ./calc -runs=100 %s",
-                    cases[i].args);
+        int rc = SIFT_TEST_SH("rm -rf c d f p && mkdir c d && printf 1 > f && mkfifo p && "
+                              "timeout 60 ./calc -runs=100 %s",
+                              cases[i].args);
         if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].args, rc, proc.err);
         one_line(cases[i].args, cases[i].message);
     }
@@ -593,5 +578,5 @@ int main(void)
         cmocka_unit_test(extra_counters_guide_the_search),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
     };
-    return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
+    return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -8,6 +8,7 @@
 
 #include "engine/base/files.h"
 #include "engine/contain/fault.h"
+#include "support/harness.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,8 +35,9 @@
 #define ASAN_EXIT 1
 
 typedef struct {
-    char dir[64];
-    char prefix[80];
+    char *scratch;         /* holds the two below */
+    char dir[PATH_MAX];    /* where artifacts go */
+    char prefix[PATH_MAX]; /* dir with the trailing slash */
     char log[PATH_MAX];
     char *out; /* the child's stderr */
     pid_t pid;
@@ -45,10 +48,9 @@ typedef struct {
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    strcpy(f->dir, "/tmp/sift-fault-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->prefix, sizeof(f->prefix), "%s/", f->dir);
-    snprintf(f->log, sizeof(f->log), "/tmp/sift-fault-log-%d", (int)getpid());
+    assert_non_null(f);
+    sift_test_scratch_sub(&f->scratch, "a", f->dir, f->prefix);
+    snprintf(f->log, sizeof(f->log), "%s/log", f->scratch);
     f->opts.error_exitcode = 77;
     f->opts.timeout_exitcode = 70;
     f->opts.detect_leaks = 1;
@@ -74,9 +76,7 @@ static void clear_artifacts(fixture *f)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    clear_artifacts(f);
-    rmdir(f->dir);
-    unlink(f->log);
+    sift_test_rmtree(f->scratch);
     free(f->out);
     free(f);
     return 0;
@@ -144,17 +144,7 @@ static void expect_pid_line(fixture *f, const char *text)
     expect_line(f, line);
 }
 
-static int count_artifacts(fixture *f)
-{
-    DIR *d = opendir(f->dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
+#define count_artifacts(f) sift_test_count_entries((f)->dir, NULL, "*")
 
 /* The artifact PATH holds INPUT, is the only one, and the child said where it wrote it. */
 static void expect_file(fixture *f, const char *path, const char *input)

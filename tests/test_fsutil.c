@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "engine/base/fsutil.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char root[64];
+static char root[160];
 
 static void put(const char *rel, const char *text)
 {
@@ -34,8 +34,10 @@ static void put(const char *rel, const char *text)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "/tmp/sift-fsutil-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    char *scratch = sift_test_scratch();
+    assert_non_null(scratch);
+    assert_true((size_t)snprintf(root, sizeof root, "%s", scratch) < sizeof root);
+    free(scratch);
     char path[256];
     snprintf(path, sizeof path, "%s/sub", root);
     mkdir(path, 0755);

@@ -8,7 +8,7 @@
 
 #include "engine/base/options.h"
 #include "sift/version.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -21,25 +21,22 @@ static char *dir;        /* scratch folder, symlinks resolved, so that paths com
 static char prefix[600]; /* installed into by the group setup */
 static sift_test_proc proc;
 
-/* A shell command line in the scratch folder; its status. */
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
 /* make TARGET in the source tree, on the build this test belongs to. The test may itself run
  * under make check: the outer make's jobserver is not this make's. */
 static int make(const char *target, const char *vars)
 {
-    return sh("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' %s BUILD='%s' SAN=%d %s",
-              SIFT_SOURCE_DIR, target, SIFT_BUILD_DIR, SIFT_TEST_SAN[0] != '\0', vars);
+    return SIFT_TEST_SH(
+        "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' %s BUILD='%s' SAN=%d %s",
+        SIFT_SOURCE_DIR, target, SIFT_BUILD_DIR, SIFT_TEST_SAN[0] != '\0', vars);
 }
 
 static int install_into_prefix(void **state)
 {
-    (void)state;
-    char *tmp = sift_test_tmpdir();
-    if (!tmp) return -1;
-    dir = realpath(tmp, NULL);
-    sift_test_rmtree(tmp);
-    if (!dir || mkdir(dir, 0700)) return -1;
+    char *scratch = sift_test_scratch();
+    if (!scratch) return -1;
+    *state = dir = realpath(scratch, NULL);
+    free(scratch);
+    if (!dir) return -1;
     snprintf(prefix, sizeof prefix, "%s/prefix", dir);
     char vars[700];
     snprintf(vars, sizeof vars, "PREFIX='%s'", prefix);
@@ -50,11 +47,12 @@ static int install_into_prefix(void **state)
     return 0;
 }
 
-static int remove_scratch(void **state)
+/* Fails unless TEXT holds FORMAT filled in with the install prefix. */
+static void expect_prefix(const char *text, const char *format)
 {
-    (void)state;
-    sift_test_rmtree(dir);
-    return 0;
+    char want[PATH_MAX];
+    snprintf(want, sizeof want, format, prefix);
+    if (!strstr(text, want)) fail_msg("expected '%s' in:\n%s", want, text);
 }
 
 static const char *const installed[] = {
@@ -120,24 +118,23 @@ static void installed_sift_cc_builds_harnesses(void **state)
     assert_non_null(src);
     free(src);
     /* From a folder of its own, far from the source tree and its build. */
-    assert_int_equal(sh("mkdir -p work && cd work && '%s/bin/sift-cc' -g -O1 -fsanitize=fuzzer %s "
-                        "../harness.c -o h && '%s/bin/sift-c++' -g -O1 -fsanitize=fuzzer %s -x "
-                        "c++ ../harness.c -o hxx",
-                        prefix, SIFT_TEST_SAN, prefix, SIFT_TEST_SAN),
+    assert_int_equal(
+        SIFT_TEST_SH("mkdir -p work && cd work && '%s/bin/sift-cc' -g -O1 -fsanitize=fuzzer %s "
+                     "../harness.c -o h && '%s/bin/sift-c++' -g -O1 -fsanitize=fuzzer %s -x "
+                     "c++ ../harness.c -o hxx",
+                     prefix, SIFT_TEST_SAN, prefix, SIFT_TEST_SAN),
+        0);
+    assert_int_equal(SIFT_TEST_SH("cd work && ./h -seed=1 -runs=2000 && ./hxx -seed=1 -runs=2000"),
                      0);
-    assert_int_equal(sh("cd work && ./h -seed=1 -runs=2000 && ./hxx -seed=1 -runs=2000"), 0);
     assert_non_null(strstr(proc.err, "Done 2000 runs"));
 
     /* What it compiles against and links is the installed copy. */
-    assert_int_equal(
-        sh("'%s/bin/sift-cc' -### -fsanitize=fuzzer %s harness.c -o h", prefix, SIFT_TEST_SAN), 0);
-    char want[PATH_MAX];
-    snprintf(want, sizeof want, "\"-idirafter\" \"%s/include\"", prefix);
-    assert_non_null(strstr(proc.err, want));
-    snprintf(want, sizeof want, "\"%s/lib/libsift-fuzzer.a\"", prefix);
-    assert_non_null(strstr(proc.err, want));
-    snprintf(want, sizeof want, "\"%s/lib/libsift-rt.a\"", prefix);
-    assert_non_null(strstr(proc.err, want));
+    assert_int_equal(SIFT_TEST_SH("'%s/bin/sift-cc' -### -fsanitize=fuzzer %s harness.c -o h",
+                                  prefix, SIFT_TEST_SAN),
+                     0);
+    expect_prefix(proc.err, "\"-idirafter\" \"%s/include\"");
+    expect_prefix(proc.err, "\"%s/lib/libsift-fuzzer.a\"");
+    expect_prefix(proc.err, "\"%s/lib/libsift-rt.a\"");
 }
 
 static const char cov_program[] =
@@ -166,24 +163,23 @@ static void pkg_config_builds_against_the_coverage_api(void **state)
 {
     (void)state;
     assert_int_equal(
-        sh("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags --libs sift", prefix), 0);
-    char want[PATH_MAX];
-    snprintf(want, sizeof want, "-I%s/include", prefix);
-    assert_non_null(strstr(proc.out, want));
-    snprintf(want, sizeof want, "-L%s/lib -lsift-cov", prefix);
-    assert_non_null(strstr(proc.out, want));
-    assert_int_equal(sh("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --modversion sift", prefix),
-                     0);
+        SIFT_TEST_SH("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --cflags --libs sift", prefix),
+        0);
+    expect_prefix(proc.out, "-I%s/include");
+    expect_prefix(proc.out, "-L%s/lib -lsift-cov");
+    assert_int_equal(
+        SIFT_TEST_SH("PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --modversion sift", prefix), 0);
     assert_string_equal(proc.out, SIFT_VERSION "\n");
 
     char *src = sift_test_write(dir, "cov.c", cov_program, 0644);
     assert_non_null(src);
     free(src);
-    assert_int_equal(sh("export PKG_CONFIG_PATH='%s/lib/pkgconfig' && "
-                        "clang %s $(pkg-config --cflags sift) cov.c $(pkg-config --libs sift) "
-                        "-o cov && ./cov",
-                        prefix, SIFT_TEST_SAN),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("export PKG_CONFIG_PATH='%s/lib/pkgconfig' && "
+                     "clang %s $(pkg-config --cflags sift) cov.c $(pkg-config --libs sift) "
+                     "-o cov && ./cov",
+                     prefix, SIFT_TEST_SAN),
+        0);
     assert_string_equal(proc.out, "novelty 2\n");
 }
 
@@ -205,7 +201,7 @@ static void flag_documented(void *ctx, const sift_flag_doc *doc)
 static void man_page_lists_every_flag(void **state)
 {
     (void)state;
-    assert_int_equal(sh("cat '%s/share/man/man1/sift.1'", prefix), 0);
+    assert_int_equal(SIFT_TEST_SH("cat '%s/share/man/man1/sift.1'", prefix), 0);
     assert_true(strlen(proc.out) < sizeof(proc.out) - 1); /* read whole */
     assert_non_null(strstr(proc.out, ".TH SIFT 1"));
     assert_non_null(strstr(proc.out, "\"sift " SIFT_VERSION "\""));
@@ -223,11 +219,11 @@ static void destdir_and_uninstall(void **state)
     snprintf(root, sizeof root, "%s/stage/usr", dir);
     assert_installed(root);
     /* The paths inside name where the files will be, not where they were staged. */
-    assert_int_equal(sh("head -1 stage/usr/lib/pkgconfig/sift.pc"), 0);
+    assert_int_equal(SIFT_TEST_SH("head -1 stage/usr/lib/pkgconfig/sift.pc"), 0);
     assert_string_equal(proc.out, "prefix=/usr\n");
 
     assert_int_equal(make("uninstall", vars), 0);
-    assert_int_equal(sh("find stage ! -type d"), 0);
+    assert_int_equal(SIFT_TEST_SH("find stage ! -type d"), 0);
     assert_string_equal(proc.out, "");
 }
 
@@ -240,5 +236,5 @@ int main(void)
         cmocka_unit_test(man_page_lists_every_flag),
         cmocka_unit_test(destdir_and_uninstall),
     };
-    return cmocka_run_group_tests(tests, install_into_prefix, remove_scratch);
+    return cmocka_run_group_tests(tests, install_into_prefix, sift_test_scratch_teardown);
 }

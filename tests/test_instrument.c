@@ -3,7 +3,7 @@
  * function received and returned, as -trace records them; and the compile commands sift-cc
  * splits (several sources, compile and link in one, dependency files) or leaves to clang. */
 #define _GNU_SOURCE
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,37 +23,26 @@
 static char *dir; /* scratch folder: programs, the input "AB", traces */
 static sift_test_proc proc;
 
-/* A shell command line in the scratch folder; its status. */
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
 static int setup(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
+    *state = dir = sift_test_scratch();
     char *input = dir ? sift_test_write(dir, "ab", "AB", 0644) : NULL;
     free(input);
     return input ? 0 : -1;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sift_test_rmtree(dir);
-    return 0;
-}
-
 /* Builds NAME from the fixture SOURCE with sift-cc (or sift-c++) and FLAGS. */
 static void build(const char *name, const char *compiler, const char *source, const char *flags)
 {
-    if (sh("%s -fsift-values %s -fsanitize=fuzzer %s %s -o %s", compiler, SIFT_TEST_SAN, flags,
-           source, name) != 0)
+    if (SIFT_TEST_SH("%s -fsift-values %s -fsanitize=fuzzer %s %s -o %s", compiler, SIFT_TEST_SAN,
+                     flags, source, name) != 0)
         fail_msg("building %s with %s failed (%d): %s", name, flags, proc.status, proc.err);
 }
 
 /* The JSON-lines trace of PROGRAM running the input "AB", which must succeed. */
 static char *trace(const char *program)
 {
-    if (sh("./%s -trace=t.jsonl ab && cat t.jsonl", program) != 0)
+    if (SIFT_TEST_SH("./%s -trace=t.jsonl ab && cat t.jsonl", program) != 0)
         fail_msg("%s -trace failed (%d): %s", program, proc.status, proc.err);
     char *out = strdup(proc.out);
     assert_non_null(out);
@@ -151,7 +140,7 @@ static void c_at_every_level(void **state)
         snprintf(flags, sizeof flags, "-g %s", levels[i]);
         snprintf(name, sizeof name, "values%s", levels[i]);
         build(name, SIFT_CC, FIXTURES "/values.c", flags);
-        assert_int_equal(sh("./%s ab", name), 0);
+        assert_int_equal(SIFT_TEST_SH("./%s ab", name), 0);
         char *t = trace(name);
         check_c_values(t);
         assert_non_null(strstr(t, "values.c\",\"line\":26,"));
@@ -167,11 +156,12 @@ static void inline_features_match_hooks(void **state)
     (void)state;
     static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3"};
     for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-        if (sh("%s -fsift-values %s -g %s -I%s/src -I%s/include %s/values_inline.c -o inline",
-               SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
+        if (SIFT_TEST_SH(
+                "%s -fsift-values %s -g %s -I%s/src -I%s/include %s/values_inline.c -o inline",
+                SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
             fail_msg("building values_inline.c %s failed (%d): %s", levels[i], proc.status,
                      proc.err);
-        if (sh("./inline") != 0)
+        if (SIFT_TEST_SH("./inline") != 0)
             fail_msg("values_inline.c %s (%d): %s%s", levels[i], proc.status, proc.out, proc.err);
         /* 14 functions, each with 208 values; the features of different values differ. */
         char *end;
@@ -259,34 +249,36 @@ static void compile_shapes(void **state)
     (void)state;
     write_sources();
     /* Several sources compiled at once, each to its object in the current folder. */
-    assert_int_equal(sh("rm -f lib.o main.o && " SIFT_CC
-                        " -fsift-values %s -g -c lib.c main.c && " SIFT_CC
-                        " %s -fsanitize=fuzzer lib.o main.o -o two",
-                        SIFT_TEST_SAN, SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH("rm -f lib.o main.o && " SIFT_CC
+                                  " -fsift-values %s -g -c lib.c main.c && " SIFT_CC
+                                  " %s -fsanitize=fuzzer lib.o main.o -o two",
+                                  SIFT_TEST_SAN, SIFT_TEST_SAN),
                      0);
     expect_triple("two");
     /* Compile and link in one command; a language set with -x applies to sources only. */
-    assert_int_equal(sh(SIFT_CC " -fsift-values %s -g -fsanitize=fuzzer -x c lib.txt -x none "
-                                "main.c -o one",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH(SIFT_CC
+                                  " -fsift-values %s -g -fsanitize=fuzzer -x c lib.txt -x none "
+                                  "main.c -o one",
+                                  SIFT_TEST_SAN),
                      0);
     expect_triple("one");
     /* -c -o with a dependency file named, and naming its target, as clang would. */
-    assert_int_equal(sh("mkdir -p sub && " SIFT_CC " -fsift-values %s -MD -c lib.c -o sub/x.o && "
-                        "test -f sub/x.o && head -c 9 sub/x.d",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH("mkdir -p sub && " SIFT_CC
+                                  " -fsift-values %s -MD -c lib.c -o sub/x.o && "
+                                  "test -f sub/x.o && head -c 9 sub/x.d",
+                                  SIFT_TEST_SAN),
                      0);
     assert_string_equal(proc.out, "sub/x.o: ");
     /* Preprocessing and assembly output stay clang's own. */
-    assert_int_equal(sh(SIFT_CC " -fsift-values -E lib.c"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT_CC " -fsift-values -E lib.c"), 0);
     assert_non_null(strstr(proc.out, "triple"));
-    assert_int_equal(sh(SIFT_CC " -fsift-values -S lib.c -o lib.s && ! grep -q sift_values lib.s"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH(SIFT_CC " -fsift-values -S lib.c -o lib.s && ! grep -q sift_values lib.s"), 0);
     /* A compile error reads as clang's own, once. */
-    assert_int_not_equal(sh("clang -c lib.c -include nonexistent.h"), 0);
+    assert_int_not_equal(SIFT_TEST_SH("clang -c lib.c -include nonexistent.h"), 0);
     char *direct = strdup(proc.err);
     assert_non_null(direct);
-    assert_int_not_equal(sh(SIFT_CC " -fsift-values -c lib.c -include nonexistent.h"), 0);
+    assert_int_not_equal(SIFT_TEST_SH(SIFT_CC " -fsift-values -c lib.c -include nonexistent.h"), 0);
     assert_string_equal(proc.err, direct);
     free(direct);
 }
@@ -296,24 +288,28 @@ static void switches(void **state)
     (void)state;
     write_sources();
     /* Off: the program has no value tables, and -trace says so in one line. */
-    assert_int_equal(
-        sh(SIFT_CC " -fno-sift-values %s -fsanitize=fuzzer lib.c main.c -o off", SIFT_TEST_SAN), 0);
-    assert_int_equal(sh("./off -trace=- ab"), 1);
+    assert_int_equal(SIFT_TEST_SH(SIFT_CC
+                                  " -fno-sift-values %s -fsanitize=fuzzer lib.c main.c -o off",
+                                  SIFT_TEST_SAN),
+                     0);
+    assert_int_equal(SIFT_TEST_SH("./off -trace=- ab"), 1);
     assert_non_null(strstr(proc.err, "sift: -trace: this program has no value instrumentation"));
     /* SIFT_VALUES sets the default; the flags win over it. */
-    assert_int_equal(sh("SIFT_VALUES=1 " SIFT_CC " %s -g -fsanitize=fuzzer lib.c main.c -o env_on",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH("SIFT_VALUES=1 " SIFT_CC
+                                  " %s -g -fsanitize=fuzzer lib.c main.c -o env_on",
+                                  SIFT_TEST_SAN),
                      0);
     expect_triple("env_on");
-    assert_int_equal(sh("SIFT_VALUES=1 " SIFT_CC " -fno-sift-values %s -fsanitize=fuzzer lib.c "
-                        "main.c -o env_off && ./env_off -trace=- ab",
-                        SIFT_TEST_SAN),
+    assert_int_equal(SIFT_TEST_SH("SIFT_VALUES=1 " SIFT_CC
+                                  " -fno-sift-values %s -fsanitize=fuzzer lib.c "
+                                  "main.c -o env_off && ./env_off -trace=- ab",
+                                  SIFT_TEST_SAN),
                      1);
-    assert_int_equal(sh("SIFT_VALUES=yes " SIFT_CC " -c lib.c"), 1);
+    assert_int_equal(SIFT_TEST_SH("SIFT_VALUES=yes " SIFT_CC " -c lib.c"), 1);
     assert_string_equal(proc.err, "sift-cc: SIFT_VALUES=yes: expected 0 or 1\n");
-    assert_int_equal(sh("echo -fsift-values > rsp && " SIFT_CC " @rsp -c lib.c"), 1);
+    assert_int_equal(SIFT_TEST_SH("echo -fsift-values > rsp && " SIFT_CC " @rsp -c lib.c"), 1);
     assert_non_null(strstr(proc.err, "not in a response file"));
-    assert_int_equal(sh(SIFT_CC " -fsift-values-max-struct=-1 -c lib.c"), 1);
+    assert_int_equal(SIFT_TEST_SH(SIFT_CC " -fsift-values-max-struct=-1 -c lib.c"), 1);
     assert_string_equal(proc.err,
                         "sift-cc: -fsift-values-max-struct=-1: expected a number of bytes\n");
 }
@@ -330,7 +326,7 @@ static void harness_arguments_are_no_features(void **state)
     assert_non_null(src);
     free(src);
     build("empty", SIFT_CC, "empty.c", "-g");
-    assert_int_equal(sh("rm -rf c && mkdir c && ./empty -seed=1 -runs=20000 c"), 0);
+    assert_int_equal(SIFT_TEST_SH("rm -rf c && mkdir c && ./empty -seed=1 -runs=20000 c"), 0);
     assert_non_null(strstr(proc.err, "\tDONE   cov: "));
     assert_non_null(strstr(proc.err, " corp: 1/"));
     char *t = trace("empty");
@@ -350,5 +346,5 @@ int main(void)
         cmocka_unit_test(switches),
         cmocka_unit_test(harness_arguments_are_no_features),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, sift_test_scratch_teardown);
 }

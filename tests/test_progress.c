@@ -8,33 +8,21 @@
 
 #include "engine/base/clock.h"
 #include "engine/progress/progress.h"
+#include "support/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Runs PRINT with stderr going to a file, and returns what it printed (malloc'd). */
-static char *captured(void (*print)(const sift_progress *, const char *), const sift_progress *p,
-                      const char *what)
+/* What PRINT writes to stderr for P and WHAT (static). */
+static const char *captured(void (*print)(const sift_progress *, const char *),
+                            const sift_progress *p, const char *what)
 {
-    FILE *tmp = tmpfile();
-    assert_non_null(tmp);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    assert_true(saved >= 0);
-    assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+    sift_test_capture c;
+    sift_test_capture_begin(&c);
     print(p, what);
-    fflush(stderr);
-    assert_true(dup2(saved, STDERR_FILENO) >= 0);
-    close(saved);
-    off_t n = lseek(fileno(tmp), 0, SEEK_END);
-    assert_true(n >= 0);
-    char *text = calloc((size_t)n + 1, 1);
-    assert_non_null(text);
-    assert_int_equal(pread(fileno(tmp), text, (size_t)n, 0), (ssize_t)n);
-    (void)fclose(tmp);
-    return text;
+    return sift_test_capture_end(&c);
 }
 
 static void line_of(const sift_progress *p, const char *what)
@@ -77,10 +65,9 @@ static void a_process_line_reads_as_libfuzzers(void **state)
 {
     (void)state;
     sift_progress p = one_process();
-    char *text = captured(line_of, &p, "NEW");
+    const char *text = captured(line_of, &p, "NEW");
     assert_string_equal(text, "#4096\tNEW    cov: 17 ft: 40 corp: 5/19Kb lim: 64 exec/s: 2048 "
                               "rss: 31Mb L: 3/3 MS: 1 ChangeByte-\n");
-    free(text);
 }
 
 static void a_campaign_line_names_its_workers(void **state)
@@ -90,42 +77,27 @@ static void a_campaign_line_names_its_workers(void **state)
     p.len_limit = 0;
     p.corpus_bytes = 100;
     p.nworkers = 3;
-    char *text = captured(line_of, &p, "pulse");
+    const char *text = captured(line_of, &p, "pulse");
     assert_string_equal(text, "#4096\tpulse  cov: 17 ft: 40 corp: 5/100b exec/s: 2048 rss: 31Mb "
                               "workers: 3 L: 3/3 MS: 1 ChangeByte-\n");
-    free(text);
 }
 
 static void final_stats_are_libfuzzers_stat_lines(void **state)
 {
     (void)state;
     sift_progress p = one_process();
-    char *text = captured(final_of, &p, NULL);
+    const char *text = captured(final_of, &p, NULL);
     assert_string_equal(text, "stat::number_of_executed_units: 4096\n"
                               "stat::average_exec_per_sec:     2048\n"
                               "stat::new_units_added:          4\n"
                               "stat::slowest_unit_time_sec:    3\n"
                               "stat::peak_rss_mb:              31\n");
-    free(text);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    (void)fclose(f);
-    return buf;
 }
 
 static void json_holds_every_figure_and_the_workers(void **state)
 {
-    (void)state;
-    char dir[] = "/tmp/sift-test-progress-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[64];
+    char *dir = *state;
+    char path[4096];
     snprintf(path, sizeof path, "%s/stats.json", dir);
     sift_progress_worker w[2] = {
         {.pid = 11,
@@ -142,7 +114,7 @@ static void json_holds_every_figure_and_the_workers(void **state)
     p.crashes = 1;
     p.persist_lag_ns = 5 * SIFT_MS_NS;
     assert_int_equal(sift_progress_write_json(&p, path), 0);
-    const char *json = read_all(path);
+    const char *json = sift_test_read(dir, "stats.json");
     assert_non_null(strstr(json, "{\"execs\": 4096, \"exec_per_sec\": 2048, \"elapsed_sec\": "
                                  "2.000, \"cov\": 17, \"ft\": 40, \"corpus\": 5, "));
     assert_non_null(strstr(json, "\"last_new_sec\": 2.000, \"crashes\": 1, "));
@@ -153,14 +125,12 @@ static void json_holds_every_figure_and_the_workers(void **state)
     p.nworkers = 2;
     p.workers = w;
     assert_int_equal(sift_progress_write_json(&p, path), 0);
-    json = read_all(path);
+    json = sift_test_read(dir, "stats.json");
     assert_non_null(strstr(json,
                            "\"workers\": [{\"pid\": 11, \"execs\": 100, \"exec_per_sec\": 50, "
                            "\"corpus\": 3, "));
     assert_non_null(strstr(json, "\"last_new_sec\": 1.000, \"starts\": 1}, {\"pid\": 0, "));
     assert_non_null(strstr(json, "\"last_new_sec\": -1.000, \"starts\": 2}]}\n"));
-    unlink(path);
-    rmdir(dir);
 }
 
 static void an_unwritable_stats_file_is_reported(void **state)
@@ -177,7 +147,7 @@ int main(void)
         cmocka_unit_test(a_process_line_reads_as_libfuzzers),
         cmocka_unit_test(a_campaign_line_names_its_workers),
         cmocka_unit_test(final_stats_are_libfuzzers_stat_lines),
-        cmocka_unit_test(json_holds_every_figure_and_the_workers),
+        SIFT_TEST_IN_SCRATCH(json_holds_every_figure_and_the_workers),
         cmocka_unit_test(an_unwritable_stats_file_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,11 +3,13 @@
 #define _GNU_SOURCE
 #include "rt/rt.h"
 #include "sift/snapshot.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +32,18 @@ typedef int (*branch_fn)(const unsigned char *data, size_t len);
 
 typedef struct {
     char *dir;
-    char *inline_so, *guard_so;    /* the fixture built with sift-cc, and with trace-pc-guard */
-    char *indexed_so, *scanned_so; /* functions.c with and without a function index */
+    /* The fixture built with sift-cc, and with trace-pc-guard. */
+    char inline_so[PATH_MAX], guard_so[PATH_MAX];
+    /* functions.c with and without a function index. */
+    char indexed_so[PATH_MAX], scanned_so[PATH_MAX];
 } fixture;
 
-static char *build(const char *dir, const char *name, const char *const *argv_tail)
+/* Builds DIR/NAME, its path written into OUT, with the command ARGV_TAIL and "-o OUT"; false
+ * when that fails. */
+static bool build(const char *dir, const char *name, const char *const *argv_tail,
+                  char out[PATH_MAX])
 {
-    char *out;
-    if (asprintf(&out, "%s/%s", dir, name) < 0) return NULL;
+    snprintf(out, PATH_MAX, "%s/%s", dir, name);
     const char *argv[16];
     size_t n = 0;
     for (; argv_tail[n]; n++)
@@ -47,23 +53,15 @@ static char *build(const char *dir, const char *name, const char *const *argv_ta
     argv[n] = NULL;
     sift_test_proc p;
     sift_test_run(&p, argv, NULL);
-    if (p.status != 0) {
-        print_error("building %s failed (%d): %s\n", name, p.status, p.err);
-        free(out);
-        return NULL;
-    }
-    return out;
+    if (p.status != 0) print_error("building %s failed (%d): %s\n", name, p.status, p.err);
+    return p.status == 0;
 }
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    if (!f) return -1;
-    if (!(f->dir = sift_test_tmpdir())) {
-        free(f);
-        return -1;
-    }
     *state = f;
+    if (!f || !(f->dir = sift_test_scratch())) return -1;
     const char *sift_cc[] = {SIFT_BUILD_DIR "/bin/sift-cc",
                              SIFT_TEST_SAN,
                              "-fsanitize=fuzzer-no-link",
@@ -96,22 +94,18 @@ static int setup(void **state)
                              FUNCTIONS,
                              FIXTURE,
                              NULL};
-    f->inline_so = build(f->dir, "inline.so", sift_cc);
-    f->guard_so = build(f->dir, "guard.so", guard);
-    f->indexed_so = build(f->dir, "indexed.so", indexed);
-    f->scanned_so = build(f->dir, "scanned.so", scanned);
-    return f->inline_so && f->guard_so && f->indexed_so && f->scanned_so ? 0 : -1;
+    return build(f->dir, "inline.so", sift_cc, f->inline_so) &&
+                   build(f->dir, "guard.so", guard, f->guard_so) &&
+                   build(f->dir, "indexed.so", indexed, f->indexed_so) &&
+                   build(f->dir, "scanned.so", scanned, f->scanned_so)
+               ? 0
+               : -1;
 }
 
 static int teardown(void **state)
 {
     fixture *f = *state;
-    if (!f) return 0;
-    free(f->inline_so);
-    free(f->guard_so);
-    free(f->indexed_so);
-    free(f->scanned_so);
-    sift_test_rmtree(f->dir);
+    if (f) sift_test_rmtree(f->dir);
     free(f);
     return 0;
 }

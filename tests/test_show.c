@@ -10,7 +10,7 @@
 #include "cli/outread.h"
 #include "cli/svg.h"
 #include "sift/version.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -22,42 +22,28 @@
 static char *dir;
 static sift_test_proc proc;
 
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-#define SIFT    SIFT_BUILD_DIR "/bin/sift"
+#define SIFT SIFT_BUILD_DIR "/bin/sift"
 
 /* The folder of one short campaign, made once: calc's division by zero gives crashes. */
 static int campaign(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
-    if (!dir) return -1;
-    if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                          "/examples/calc.c -o calc",
-           SIFT_TEST_SAN) != 0) {
-        fprintf(stderr, "%s%s", proc.out, proc.err);
-        return -1;
-    }
+    *state = dir = sift_test_scratch();
+    if (sift_test_build(dir, "calc", "examples/calc.c", "")) return -1;
     /* Exits with -error_exitcode: it found crashes. */
-    sh("mkdir c && ./calc -workers=2 -seed=1 -max_total_time=3 -out=o c 2>log");
-    if (sh("test -s o/fuzzer_stats && test -s o/plot_data && ls o/crashes | grep -q id:") != 0) {
-        sh("cat log");
+    SIFT_TEST_SH("mkdir c && ./calc -workers=2 -seed=1 -max_total_time=3 -out=o c 2>log");
+    if (SIFT_TEST_SH(
+            "test -s o/fuzzer_stats && test -s o/plot_data && ls o/crashes | grep -q id:") != 0) {
+        SIFT_TEST_SH("cat log");
         fprintf(stderr, "the campaign left no output folder:\n%s", proc.out);
         return -1;
     }
     return 0;
 }
 
-static int cleanup(void **state)
-{
-    (void)state;
-    sift_test_rmtree(dir);
-    return 0;
-}
-
 /* The value of KEY in DIR/fuzzer_stats, as text. */
 static void stat_value(const char *key, char *out, size_t cap)
 {
-    assert_int_equal(sh("sed -n 's/^%s *: //p' o/fuzzer_stats", key), 0);
+    assert_int_equal(SIFT_TEST_SH("sed -n 's/^%s *: //p' o/fuzzer_stats", key), 0);
     snprintf(out, cap, "%s", proc.out);
     out[strcspn(out, "\n")] = '\0';
     assert_true(out[0] != '\0');
@@ -102,7 +88,7 @@ static size_t check_points(const char *svg)
 static void summary_and_plot_of_a_real_campaign(void **state)
 {
     (void)state;
-    assert_int_equal(sh("rm -f o/coverage.svg && " SIFT " show o"), 0);
+    assert_int_equal(SIFT_TEST_SH("rm -f o/coverage.svg && " SIFT " show o"), 0);
     char *out = strdup(proc.out); /* proc is the next command's */
     assert_non_null(out);
     assert_string_equal(proc.err, "");
@@ -117,8 +103,7 @@ static void summary_and_plot_of_a_real_campaign(void **state)
                                          "hangs       ",
                                          "last find   ",
                                          "plot        o/coverage.svg"};
-    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-        if (!strstr(out, fields[i])) fail_msg("no \"%s\" in:\n%s", fields[i], out);
+    SIFT_TEST_EXPECT_ALL(out, fields);
     /* The numbers are fuzzer_stats' own. */
     char v[64], want[128], commas[96];
     stat_value("execs_done", v, sizeof v);
@@ -137,10 +122,10 @@ static void summary_and_plot_of_a_real_campaign(void **state)
     assert_non_null(crash);
     char path[256];
     snprintf(path, sizeof path, "%.*s", (int)strcspn(crash, "\n"), crash);
-    assert_int_equal(sh("test -f '%s'", path), 0);
+    assert_int_equal(SIFT_TEST_SH("test -f '%s'", path), 0);
     free(out);
 
-    assert_int_equal(sh("cat o/coverage.svg"), 0);
+    assert_int_equal(SIFT_TEST_SH("cat o/coverage.svg"), 0);
     const char *svg = proc.out;
     assert_true(strncmp(svg, "<?xml", 5) == 0);
     assert_non_null(strstr(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -155,50 +140,53 @@ static void summary_and_plot_of_a_real_campaign(void **state)
     assert_non_null(strstr(svg, ">corpus entries</text>"));
     assert_non_null(strstr(svg, ">0</text>"));
     assert_int_equal(check_points(svg), 2);
-    if (sh("command -v xmllint") == 0) assert_int_equal(sh("xmllint --noout o/coverage.svg"), 0);
-    assert_int_equal(sh("ls -a o | grep -q tmp"), 1); /* no temporary left */
+    if (SIFT_TEST_SH("command -v xmllint") == 0)
+        assert_int_equal(SIFT_TEST_SH("xmllint --noout o/coverage.svg"), 0);
+    assert_int_equal(SIFT_TEST_SH("ls -a o | grep -q tmp"), 1); /* no temporary left */
 }
 
 static void output_path_stdout_and_no_plot(void **state)
 {
     (void)state;
-    assert_int_equal(sh("rm -f o/coverage.svg && " SIFT " show -o p.svg o && test -s p.svg && "
-                        "test ! -e o/coverage.svg && " SIFT " show --output=q.svg o && test -s "
-                        "q.svg && " SIFT " show --output r.svg o && cmp -s q.svg r.svg"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("rm -f o/coverage.svg && " SIFT " show -o p.svg o && test -s p.svg && "
+                     "test ! -e o/coverage.svg && " SIFT " show --output=q.svg o && test -s "
+                     "q.svg && " SIFT " show --output r.svg o && cmp -s q.svg r.svg"),
+        0);
     assert_non_null(strstr(proc.out, "plot        r.svg ("));
     /* -o -: the plot on stdout, the summary on stderr. */
-    assert_int_equal(sh(SIFT " show -o - o"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show -o - o"), 0);
     assert_true(strncmp(proc.out, "<?xml", 5) == 0);
     assert_non_null(strstr(proc.err, "corpus      "));
     assert_null(strstr(proc.err, "plot "));
-    assert_int_equal(sh(SIFT " show --no-plot o && test ! -e o/coverage.svg"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show --no-plot o && test ! -e o/coverage.svg"), 0);
     assert_non_null(strstr(proc.out, "execs       "));
     assert_null(strstr(proc.out, "plot "));
     /* A trailing slash does not double in the paths. */
-    assert_int_equal(sh(SIFT " show --no-plot o//"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show --no-plot o//"), 0);
     assert_non_null(strstr(proc.out, "\n            o/crashes/id:000000,"));
     assert_null(strstr(proc.out, "o//"));
     /* "." names the folder by its own name in the plot's title. */
-    assert_int_equal(sh("cd o && " SIFT " show . && grep -q 'Edge coverage over time: /.*/o<' "
-                        "coverage.svg && rm coverage.svg"),
+    assert_int_equal(SIFT_TEST_SH("cd o && " SIFT
+                                  " show . && grep -q 'Edge coverage over time: /.*/o<' "
+                                  "coverage.svg && rm coverage.svg"),
                      0);
 }
 
 static void help_version_and_usage_errors(void **state)
 {
     (void)state;
-    assert_int_equal(sh(SIFT " --help"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " --help"), 0);
     assert_non_null(strstr(proc.out, "Usage: sift COMMAND"));
     assert_non_null(strstr(proc.out, "show [-o FILE] DIR"));
-    assert_int_equal(sh(SIFT " -h"), 0);
-    assert_int_equal(sh(SIFT " show --help"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " -h"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show --help"), 0);
     assert_non_null(strstr(proc.out, "Usage: sift show [-o FILE] [--no-plot] DIR"));
-    assert_int_equal(sh(SIFT " help show"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " help show"), 0);
     assert_non_null(strstr(proc.out, "Usage: sift show"));
-    assert_int_equal(sh(SIFT " --version"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " --version"), 0);
     assert_string_equal(proc.out, "sift " SIFT_VERSION "\n");
-    assert_int_equal(sh(SIFT " -V"), 0);
+    assert_int_equal(SIFT_TEST_SH(SIFT " -V"), 0);
     assert_string_equal(proc.out, "sift " SIFT_VERSION "\n");
 
     static const struct {
@@ -214,7 +202,7 @@ static void help_version_and_usage_errors(void **state)
     };
     for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
         const char *args = usage[i].args, *err = usage[i].err;
-        assert_int_equal(sh(SIFT " %s", args), 2);
+        assert_int_equal(SIFT_TEST_SH(SIFT " %s", args), 2);
         if (!strstr(proc.err, err)) fail_msg("sift %s: stderr is \"%s\"", args, proc.err);
         assert_string_equal(proc.out, "");
     }
@@ -224,27 +212,28 @@ static void help_version_and_usage_errors(void **state)
  * on PATH must exit 1 with exactly the line "sift show: WANT". */
 static void refused(const char *name, const char *edit, const char *path, const char *want)
 {
-    assert_int_equal(
-        sh("rm -rf %s && cp -r o %s && rm -f %s/coverage.svg && %s", name, name, name, edit), 0);
-    int rc = sh(SIFT " show %s", path);
+    assert_int_equal(SIFT_TEST_SH("rm -rf %s && cp -r o %s && rm -f %s/coverage.svg && %s", name,
+                                  name, name, edit),
+                     0);
+    int rc = SIFT_TEST_SH(SIFT " show %s", path);
     char line[512];
     snprintf(line, sizeof line, "sift show: %s\n", want);
     if (rc != 1 || strcmp(proc.err, line) != 0)
         fail_msg("sift show %s: exit %d, stderr \"%s\"; wanted 1 and \"%s\"", path, rc, proc.err,
                  line);
     assert_string_equal(proc.out, "");
-    assert_int_equal(sh("test ! -e %s/coverage.svg", name), 0);
+    assert_int_equal(SIFT_TEST_SH("test ! -e %s/coverage.svg", name), 0);
 }
 
 static void bad_folders_get_one_line(void **state)
 {
     (void)state;
-    assert_int_equal(sh(SIFT " show nope"), 1);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show nope"), 1);
     assert_string_equal(proc.err, "sift show: nope: no such folder\n");
-    assert_int_equal(sh("echo x >afile && " SIFT " show afile"), 1);
+    assert_int_equal(SIFT_TEST_SH("echo x >afile && " SIFT " show afile"), 1);
     assert_string_equal(proc.err,
                         "sift show: afile: not a folder (give the output folder of sift -out)\n");
-    assert_int_equal(sh("mkdir -p empty && " SIFT " show empty"), 1);
+    assert_int_equal(SIFT_TEST_SH("mkdir -p empty && " SIFT " show empty"), 1);
     assert_string_equal(
         proc.err, "sift show: empty/fuzzer_stats: no such file (is empty an output folder of sift "
                   "-out?)\n");
@@ -270,7 +259,7 @@ static void bad_folders_get_one_line(void **state)
             "b/plot_data:4: malformed line (a NUL byte)");
     refused("b", "rm b/plot_data && mkdir b/plot_data", "b", "b/plot_data: not a regular file");
     char want[256];
-    assert_int_equal(sh("wc -l <o/fuzzer_stats"), 0);
+    assert_int_equal(SIFT_TEST_SH("wc -l <o/fuzzer_stats"), 0);
     snprintf(want, sizeof want,
              "b/fuzzer_stats:%d: malformed line \"garbage\" (expected \"key : value\")",
              (int)strtol(proc.out, NULL, 10) + 1);
@@ -280,8 +269,8 @@ static void bad_folders_get_one_line(void **state)
     refused("b", "sed -i 's/^execs_done *: .*/execs_done        : 12x/' b/fuzzer_stats", "b",
             "b/fuzzer_stats:7: execs_done: \"12x\" is not a number");
     /* Cut in the middle of a line. */
-    assert_int_equal(sh("head -c 200 o/fuzzer_stats | tail -c 1 | grep -q ."), 0);
-    assert_int_equal(sh("head -c 200 o/fuzzer_stats | wc -l"), 0);
+    assert_int_equal(SIFT_TEST_SH("head -c 200 o/fuzzer_stats | tail -c 1 | grep -q ."), 0);
+    assert_int_equal(SIFT_TEST_SH("head -c 200 o/fuzzer_stats | wc -l"), 0);
     snprintf(want, sizeof want, "b/fuzzer_stats:%d: truncated line (no newline at the end)",
              (int)strtol(proc.out, NULL, 10) + 1);
     refused("b", "head -c 200 o/fuzzer_stats >b/fuzzer_stats", "b", want);
@@ -292,7 +281,7 @@ static void bad_folders_get_one_line(void **state)
             "sync",
             "sync/fuzzer_stats: no such file; sync holds instances (a -sync_dir?): show sync/main");
     /* The plot goes to a folder that is not there. */
-    assert_int_equal(sh(SIFT " show -o nope/p.svg o"), 1);
+    assert_int_equal(SIFT_TEST_SH(SIFT " show -o nope/p.svg o"), 1);
     assert_string_equal(proc.err,
                         "sift show: cannot write nope/p.svg: No such file or directory\n");
     assert_string_equal(proc.out, "");
@@ -311,9 +300,9 @@ static void cut_files_never_crash(void **state)
         assert_int_equal(stat(path, &st), 0);
         size_t step = (size_t)st.st_size / 40 + 1;
         for (size_t len = 0; len <= (size_t)st.st_size; len += step) {
-            int rc = sh("rm -rf cut && cp -r o cut && head -c %zu o/%s >cut/%s && " SIFT
-                        " show --no-plot cut",
-                        len, files[f], files[f]);
+            int rc = SIFT_TEST_SH("rm -rf cut && cp -r o cut && head -c %zu o/%s >cut/%s && " SIFT
+                                  " show --no-plot cut",
+                                  len, files[f], files[f]);
             if (rc != 0 && rc != 1) fail_msg("%s cut to %zu bytes: exit %d", files[f], len, rc);
             if (rc == 1) {
                 assert_int_equal(strncmp(proc.err, "sift show: cut/", 15), 0);
@@ -346,10 +335,11 @@ static void ticks_are_round(void **state)
 static void resumed_and_older_plot_data(void **state)
 {
     (void)state;
-    assert_int_equal(sh("rm -rf r && mkdir r && printf '# relative_time, corpus_count, "
-                        "edges_found\\n0, 1, 5\\n5, 2, 9\\n0, 2, 9\\n5, 4, 12\\n0, 4, 12\\n' "
-                        ">r/plot_data"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf r && mkdir r && printf '# relative_time, corpus_count, "
+                     "edges_found\\n0, 1, 5\\n5, 2, 9\\n0, 2, 9\\n5, 4, 12\\n0, 4, 12\\n' "
+                     ">r/plot_data"),
+        0);
     char path[512], err[512];
     snprintf(path, sizeof path, "%s/r", dir);
     sift_out_plot pl;
@@ -363,11 +353,12 @@ static void resumed_and_older_plot_data(void **state)
     assert_true(pl.points[3].cov == 12 && pl.points[3].corpus == 4);
     sift_out_plot_free(&pl);
 
-    assert_int_equal(sh("printf '# unix_time, cycles_done, cur_path, paths_total, pending_total, "
-                        "pending_favs, map_size, unique_crashes, unique_hangs, max_depth, "
-                        "execs_per_sec\\n1700000000, 0, 0, 3, 0, 0, 1.50%%%%, 0, 0, 1, 99.5\\n"
-                        "1700000060, 0, 0, 7, 0, 0, 2.25%%%%, 0, 0, 1, 99.5\\n' >r/plot_data"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("printf '# unix_time, cycles_done, cur_path, paths_total, pending_total, "
+                     "pending_favs, map_size, unique_crashes, unique_hangs, max_depth, "
+                     "execs_per_sec\\n1700000000, 0, 0, 3, 0, 0, 1.50%%%%, 0, 0, 1, 99.5\\n"
+                     "1700000060, 0, 0, 7, 0, 0, 2.25%%%%, 0, 0, 1, 99.5\\n' >r/plot_data"),
+        0);
     assert_int_equal(sift_out_read_plot(path, &pl, err, sizeof err), 0);
     assert_int_equal(pl.n, 2);
     assert_true(pl.cov_is_percent);
@@ -386,5 +377,5 @@ int main(void)
         cmocka_unit_test(ticks_are_round),
         cmocka_unit_test(resumed_and_older_plot_data),
     };
-    return cmocka_run_group_tests(tests, campaign, cleanup);
+    return cmocka_run_group_tests(tests, campaign, sift_test_scratch_teardown);
 }

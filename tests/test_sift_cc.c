@@ -2,7 +2,7 @@
  * codes, and a harness it builds that tells new coverage from old. */
 #define _GNU_SOURCE
 #include "sift/version.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <limits.h>
 #include <setjmp.h>
@@ -37,7 +37,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     if (!f) return -1;
-    if (!(f->dir = sift_test_tmpdir())) {
+    if (!(f->dir = sift_test_scratch())) {
         free(f);
         return -1;
     }
@@ -300,21 +300,34 @@ static void test_exit_codes(void **state)
     free(obj);
 }
 
+/* Builds DIR/NAME with sift-cc on the real clang and ARGS (NULL-terminated, at most 16);
+ * returns its path (to free), failing the test when the build fails. */
+static char *build_real(const fixture *f, const char *name, const char *const *args)
+{
+    char *out;
+    assert_true(asprintf(&out, "%s/%s", f->dir, name) > 0);
+    const char *argv[20] = {SIFT_CC};
+    size_t n = 1;
+    for (; *args && n < 17; args++)
+        argv[n++] = *args;
+    argv[n++] = "-o";
+    argv[n++] = out;
+    const char *env[] = {"SIFT_CLANG=clang", NULL};
+    sift_test_proc p;
+    sift_test_run(&p, argv, env);
+    if (p.status != 0) fail_msg("building %s failed (%d): %s", name, p.status, p.err);
+    return out;
+}
+
 /* A harness built by sift-cc with the runtime: A is new, A again is not, B's branch is. */
 static void test_harness(void **state)
 {
-    fixture *f = *state;
-    char *harness;
-    assert_true(asprintf(&harness, "%s/harness", f->dir) > 0);
-    const char *env[] = {"SIFT_CLANG=clang", NULL};
+    char *harness =
+        build_real(*state, "harness",
+                   (const char *[]){SIFT_TEST_SAN, "-I" SIFT_SOURCE_DIR "/src",
+                                    "-I" SIFT_SOURCE_DIR "/include", FIXTURES "/harness.c",
+                                    FIXTURES "/branches.c", NULL});
     sift_test_proc p;
-    sift_test_run(&p,
-                  (const char *[]){SIFT_CC, SIFT_TEST_SAN, "-I" SIFT_SOURCE_DIR "/src",
-                                   "-I" SIFT_SOURCE_DIR "/include", FIXTURES "/harness.c",
-                                   FIXTURES "/branches.c", "-o", harness, NULL},
-                  env);
-    if (p.status != 0) fail_msg("building the harness failed (%d): %s", p.status, p.err);
-
     /* Never driven by an engine, the program runs as it would uninstrumented. */
     sift_test_run(&p, (const char *[]){harness, NULL}, NULL);
     assert_int_equal(p.status, 0);
@@ -327,16 +340,9 @@ static void test_harness(void **state)
 /* Sanitizers the user names stay on: the object holds both ASan's checks and sift's counters. */
 static void test_address_kept(void **state)
 {
-    fixture *f = *state;
-    char *obj;
-    assert_true(asprintf(&obj, "%s/asan.o", f->dir) > 0);
-    const char *env[] = {"SIFT_CLANG=clang", NULL};
-    sift_test_proc p;
-    sift_test_run(&p,
-                  (const char *[]){SIFT_CC, "-fsanitize=address,fuzzer-no-link", "-c",
-                                   FIXTURES "/branches.c", "-o", obj, NULL},
-                  env);
-    assert_int_equal(p.status, 0);
+    char *obj = build_real(
+        *state, "asan.o",
+        (const char *[]){"-fsanitize=address,fuzzer-no-link", "-c", FIXTURES "/branches.c", NULL});
     FILE *in = fopen(obj, "rb");
     assert_non_null(in);
     static char bytes[1 << 16];

@@ -7,9 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "support/subprocess.h"
+#include "support/harness.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,42 +19,13 @@
 static char *dir;
 static sift_test_proc proc;
 
-/* A shell command line in the scratch folder; its status. */
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
-/* Entries of DIR/SUB whose names contain PART. */
-static size_t count(const char *sub, const char *part)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, sub);
-    DIR *d = opendir(path);
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        n += e->d_name[0] != '.' && strstr(e->d_name, part) != NULL;
-    if (d) closedir(d);
-    return n;
-}
+/* Entries of the scratch folder's SUB whose names contain PART, hidden ones left out. */
+#define entries(sub, part) sift_test_count_entries(dir, sub, "[!.]*" part "*")
 
 static int build(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
-    assert_non_null(dir);
-    if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                          "/tests/fixtures/workers.c -o w",
-           SIFT_TEST_SAN) != 0) {
-        fprintf(stderr, "%s%s", proc.out, proc.err);
-        return -1;
-    }
-    return 0;
-}
-
-static int cleanup(void **state)
-{
-    (void)state;
-    sift_test_rmtree(dir);
-    return 0;
+    *state = dir = sift_test_scratch();
+    return sift_test_build(dir, "w", "tests/fixtures/workers.c", "");
 }
 
 static void hostile_sync_folders_are_refused_cleanly(void **state)
@@ -63,13 +33,14 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
     (void)state;
     /* A peer whose queue holds one good entry (a branch only its seed reaches) among every kind
      * of trouble, and folders that are not peers at all. */
-    int rc = sh("rm -rf S && mkdir -p S/evil/queue/id:000005,dir 'S/bad name/queue' S/stranger && "
-                "cd S/evil/queue && printf 'afl++seed' > id:000000,ok && : > id:000001,empty && "
-                "ln -s /etc/passwd id:000002,link && head -c 100 /dev/zero > id:000003,big && "
-                "mkfifo id:000004,fifo && printf 'CRASH!' > id:000006,crash && printf x > notanid"
-                " && touch -h -d '1 minute ago' * && cd ../.. && ln -s evil link && cd .. && "
-                "./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=3 2>log; "
-                "echo rc=$?; grep '^sift: sync' log");
+    int rc = SIFT_TEST_SH(
+        "rm -rf S && mkdir -p S/evil/queue/id:000005,dir 'S/bad name/queue' S/stranger && "
+        "cd S/evil/queue && printf 'afl++seed' > id:000000,ok && : > id:000001,empty && "
+        "ln -s /etc/passwd id:000002,link && head -c 100 /dev/zero > id:000003,big && "
+        "mkfifo id:000004,fifo && printf 'CRASH!' > id:000006,crash && printf x > notanid"
+        " && touch -h -d '1 minute ago' * && cd ../.. && ln -s evil link && cd .. && "
+        "./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=3 2>log; "
+        "echo rc=$?; grep '^sift: sync' log");
     assert_int_equal(rc, 0);
     static const char *const lines[] = {
         "S/evil/queue/id:000001,empty: empty; skipped",
@@ -82,29 +53,28 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
         "S: an instance name with odd characters; skipped",
         "S/evil/queue/id:000006,crash crashes the target; skipped",
     };
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-        if (!strstr(proc.out, lines[i])) fail_msg("expected '%s' in:\n%s", lines[i], proc.out);
+    SIFT_TEST_EXPECT_ALL(proc.out, lines);
     /* The crash is kept with the instance's own; the good entry was imported once. */
     assert_non_null(strstr(proc.out, "rc=77"));
-    assert_int_equal(count("S/me/crashes", "sync:evil,src:000006"), 1);
-    assert_int_equal(count("S/me/queue", "sync:evil,src:000000"), 1);
-    assert_int_equal(sh("od -An -tu4 S/me/.synced/evil"), 0);
+    assert_int_equal(entries("S/me/crashes", "sync:evil,src:000006"), 1);
+    assert_int_equal(entries("S/me/queue", "sync:evil,src:000000"), 1);
+    assert_int_equal(SIFT_TEST_SH("od -An -tu4 S/me/.synced/evil"), 0);
     assert_int_equal(strtol(proc.out, NULL, 10), 7);
 
     /* A restart imports nothing again and meets the crash no more. */
-    sh("./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=2 2>log; "
-       "echo rc=$?; grep -c 'crashes the target' log");
+    SIFT_TEST_SH("./w -workers=1 -sync_dir=S -name=me -max_len=64 -max_total_time=2 2>log; "
+                 "echo rc=$?; grep -c 'crashes the target' log");
     assert_non_null(strstr(proc.out, "rc=0"));
     assert_non_null(strstr(proc.out, "\n0\n"));
-    assert_int_equal(count("S/me/queue", "sync:evil"), 1);
+    assert_int_equal(entries("S/me/queue", "sync:evil"), 1);
 
     /* An AFL++ peer that started again (its cmdline is newer than our record) may have begun a
      * new queue: its entries are imported again; the one already here is not saved twice. */
-    sh("touch -d '1 minute' S/evil/cmdline && ./w -workers=1 -sync_dir=S -name=me "
-       "-max_len=64 -max_total_time=2 2>log; grep 'restarted since' log");
+    SIFT_TEST_SH("touch -d '1 minute' S/evil/cmdline && ./w -workers=1 -sync_dir=S -name=me "
+                 "-max_len=64 -max_total_time=2 2>log; grep 'restarted since' log");
     assert_non_null(strstr(proc.out, "S/evil: restarted since the last sync; importing its queue "
                                      "again"));
-    assert_int_equal(count("S/me/queue", "sync:evil"), 1);
+    assert_int_equal(entries("S/me/queue", "sync:evil"), 1);
 }
 
 static uint64_t now_ms(void)
@@ -117,40 +87,42 @@ static uint64_t now_ms(void)
 static void sift_and_afl_import_each_other(void **state)
 {
     (void)state;
-    if (sh("command -v afl-fuzz && command -v afl-clang-fast") != 0) skip();
-    assert_int_equal(sh("AFL_QUIET=1 afl-clang-fast -g -O1 -fsanitize=fuzzer " SIFT_SOURCE_DIR
-                        "/tests/fixtures/workers.c -o w_afl 2>&1"),
-                     0);
+    if (SIFT_TEST_SH("command -v afl-fuzz && command -v afl-clang-fast") != 0) skip();
+    assert_int_equal(
+        SIFT_TEST_SH("AFL_QUIET=1 afl-clang-fast -g -O1 -fsanitize=fuzzer " SIFT_SOURCE_DIR
+                     "/tests/fixtures/workers.c -o w_afl 2>&1"),
+        0);
     /* Each instance starts from a seed that reaches a branch the other cannot find. */
-    assert_int_equal(sh("rm -rf S ss sa && mkdir ss sa && printf sift-seed > ss/s && "
-                        "printf 'afl++seed' > sa/a && touch -d '1 minute ago' ss/s sa/a"),
+    assert_int_equal(SIFT_TEST_SH("rm -rf S ss sa && mkdir ss sa && printf sift-seed > ss/s && "
+                                  "printf 'afl++seed' > sa/a && touch -d '1 minute ago' ss/s sa/a"),
                      0);
-    assert_int_equal(sh("./w -workers=1 -sync_dir=S -name=sift -max_total_time=40 ss "
-                        ">sift.log 2>&1 & echo $!"),
+    assert_int_equal(SIFT_TEST_SH("./w -workers=1 -sync_dir=S -name=sift -max_total_time=40 ss "
+                                  ">sift.log 2>&1 & echo $!"),
                      0);
     pid_t sift = (pid_t)strtol(proc.out, NULL, 10);
     uint64_t t0 = now_ms();
-    while (now_ms() - t0 < 10000 && count("S/sift/queue", "id:") == 0)
+    while (now_ms() - t0 < 10000 && entries("S/sift/queue", "id:") == 0)
         usleep(20000);
-    assert_int_equal(sh("AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 "
-                        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_IMPORT_FIRST=1 "
-                        "afl-fuzz -i sa -o S -M afl -V 40 -- ./w_afl >afl.log 2>&1 & echo $!"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 "
+                     "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_IMPORT_FIRST=1 "
+                     "afl-fuzz -i sa -o S -M afl -V 40 -- ./w_afl >afl.log 2>&1 & echo $!"),
+        0);
     pid_t afl = (pid_t)strtol(proc.out, NULL, 10);
     t0 = now_ms();
     while (now_ms() - t0 < 30000 &&
-           (count("S/afl/queue", "sync:sift") == 0 || count("S/sift/queue", "sync:afl") == 0))
+           (entries("S/afl/queue", "sync:sift") == 0 || entries("S/sift/queue", "sync:afl") == 0))
         usleep(50000);
     kill(sift, SIGTERM);
     kill(afl, SIGTERM);
-    if (count("S/afl/queue", "sync:sift") == 0 || count("S/sift/queue", "sync:afl") == 0) {
-        sh("tail -5 afl.log sift.log; ls S/*/queue");
+    if (entries("S/afl/queue", "sync:sift") == 0 || entries("S/sift/queue", "sync:afl") == 0) {
+        SIFT_TEST_SH("tail -5 afl.log sift.log; ls S/*/queue");
         fail_msg("no exchange within 30 s:\n%s", proc.out);
     }
     /* Both stop cleanly on SIGTERM. */
     t0 = now_ms();
     while (now_ms() - t0 < 15000 && (kill(sift, 0) == 0 || kill(afl, 0) == 0) &&
-           sh("ps -o stat= -p %d -p %d | grep -qv Z", (int)sift, (int)afl) == 0)
+           SIFT_TEST_SH("ps -o stat= -p %d -p %d | grep -qv Z", (int)sift, (int)afl) == 0)
         usleep(50000);
 }
 
@@ -160,5 +132,5 @@ int main(void)
         cmocka_unit_test(hostile_sync_folders_are_refused_cleanly),
         cmocka_unit_test(sift_and_afl_import_each_other),
     };
-    return cmocka_run_group_tests(tests, build, cleanup);
+    return cmocka_run_group_tests(tests, build, sift_test_scratch_teardown);
 }

@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include "engine/modes/trace.h"
 #include "rt/values.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,8 +124,7 @@ static void json_lines(void **state)
         "{\"seq\":8,\"thread\":1,\"kind\":\"entry\",\"function\":null,\"id\":\"0x99\",\"slot\":0,"
         "\"value\":5}\n",
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        if (!strstr(out, want[i])) fail_msg("no line %s in:\n%s", want[i], out);
+    SIFT_TEST_EXPECT_ALL(out, want);
     size_t lines = 0;
     for (const char *p = out; (p = strchr(p, '\n')); p++)
         lines++;
@@ -136,31 +135,15 @@ static void json_lines(void **state)
 static char *dir;
 static sift_test_proc proc;
 
-/* A shell command line in the scratch folder; its status. */
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
 static int build_example(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
-    if (!dir) return -1;
+    *state = dir = sift_test_scratch();
     /* The symbols that lead the machine from state 0 to 16, where it crashes. */
-    if (sh("printf '\\005\\002\\007\\001' > short && "
-           "printf '\\005\\002\\007\\001\\004\\000\\006\\003\\002\\007\\001\\005\\003\\006\\000"
-           "\\004' > deep && " SIFT_BUILD_DIR "/bin/sift-cc -fsift-values -g -O1 %s "
-           "-fsanitize=fuzzer " EXAMPLE " -o machine",
-           SIFT_TEST_SAN) != 0) {
-        fprintf(stderr, "%s", proc.err);
+    if (!dir || SIFT_TEST_SH("printf '\\005\\002\\007\\001' > short && "
+                             "printf '\\005\\002\\007\\001\\004\\000\\006\\003\\002\\007\\001"
+                             "\\005\\003\\006\\000\\004' > deep") != 0)
         return -1;
-    }
-    return 0;
-}
-
-static int remove_scratch(void **state)
-{
-    (void)state;
-    sift_test_rmtree(dir);
-    return 0;
+    return sift_test_build(dir, "machine", "examples/statemachine.c", "-fsift-values");
 }
 
 /* A source compiled from a folder that shares a parent with it is still named in full (clang
@@ -168,13 +151,14 @@ static int remove_scratch(void **state)
 static void sources_named_in_full(void **state)
 {
     (void)state;
-    assert_int_equal(sh("mkdir -p near/src near/build && cp " EXAMPLE
-                        " near/src/ && cd near/build && " SIFT_BUILD_DIR
-                        "/bin/sift-cc -fsift-values -g %s -fsanitize=fuzzer "
-                        "\"$(dirname \"$PWD\")/src/statemachine.c\" -o m && "
-                        "./m -trace=t.txt ../../short && head -n 1 t.txt && dirname \"$PWD\"",
-                        SIFT_TEST_SAN),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("mkdir -p near/src near/build && cp " EXAMPLE
+                     " near/src/ && cd near/build && " SIFT_BUILD_DIR
+                     "/bin/sift-cc -fsift-values -g %s -fsanitize=fuzzer "
+                     "\"$(dirname \"$PWD\")/src/statemachine.c\" -o m && "
+                     "./m -trace=t.txt ../../short && head -n 1 t.txt && dirname \"$PWD\"",
+                     SIFT_TEST_SAN),
+        0);
     char *folder = strrchr(proc.out, '\n');
     assert_non_null(folder);
     *folder = 0;
@@ -188,10 +172,11 @@ static void sources_named_in_full(void **state)
 static void same_records_every_run(void **state)
 {
     (void)state;
-    assert_int_equal(sh("./machine -trace=a.txt short && ./machine -trace=b.txt short && "
-                        "cmp a.txt b.txt && ./machine -trace=a.jsonl short && "
-                        "./machine -trace=b.jsonl short && cmp a.jsonl b.jsonl && cat a.txt"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("./machine -trace=a.txt short && ./machine -trace=b.txt short && "
+                     "cmp a.txt b.txt && ./machine -trace=a.jsonl short && "
+                     "./machine -trace=b.jsonl short && cmp a.jsonl b.jsonl && cat a.txt"),
+        0);
     static const char *const want[] = {
         "#0 LLVMFuzzerTestOneInput(data=input+0, size=4)  " EXAMPLE ":",
         "#2   step(m=pointer, byte=5, m->state=0, m->steps=0)  " EXAMPLE ":",
@@ -201,12 +186,11 @@ static void same_records_every_run(void **state)
         "#17   step(m=pointer, byte=1, m->state=3, m->steps=3)  ",
         "#22 LLVMFuzzerTestOneInput -> 0\n",
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        if (!strstr(proc.out, want[i])) fail_msg("no %s in:\n%s", want[i], proc.out);
-    assert_int_equal(sh("grep -c '\"function\":\"step\"' a.jsonl"), 0);
+    SIFT_TEST_EXPECT_ALL(proc.out, want);
+    assert_int_equal(SIFT_TEST_SH("grep -c '\"function\":\"step\"' a.jsonl"), 0);
     assert_string_equal(proc.out, "20\n");
-    assert_int_equal(sh("./machine -trace=- -trace_format=json short 2>&1 >/dev/null | "
-                        "grep -c '^{\"seq\":'"),
+    assert_int_equal(SIFT_TEST_SH("./machine -trace=- -trace_format=json short 2>&1 >/dev/null | "
+                                  "grep -c '^{\"seq\":'"),
                      0);
     assert_string_equal(proc.out, "23\n");
 }
@@ -216,24 +200,24 @@ static void same_records_every_run(void **state)
 static void records_up_to_a_crash(void **state)
 {
     (void)state;
-    int rc = sh("./machine -trace=crash.txt -artifact_prefix=art- deep");
+    int rc = SIFT_TEST_SH("./machine -trace=crash.txt -artifact_prefix=art- deep");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "deadly signal") ? proc.err : strstr(proc.err, "SEGV"));
-    assert_int_equal(sh("ls art-crash-* && tail -n 1 crash.txt"), 0);
+    assert_int_equal(SIFT_TEST_SH("ls art-crash-* && tail -n 1 crash.txt"), 0);
     assert_non_null(strstr(proc.out, "#77   step(m=pointer, byte=4, m->state=15, m->steps=15)  "));
 }
 
 static void usage_errors(void **state)
 {
     (void)state;
-    assert_int_equal(sh("./machine -trace=- short deep"), 1);
+    assert_int_equal(SIFT_TEST_SH("./machine -trace=- short deep"), 1);
     assert_non_null(strstr(proc.err, "sift: -trace takes exactly one input file (got 2 inputs)\n"));
-    assert_int_equal(sh("mkdir -p corpus && ./machine -trace=- corpus"), 1);
+    assert_int_equal(SIFT_TEST_SH("mkdir -p corpus && ./machine -trace=- corpus"), 1);
     assert_non_null(
         strstr(proc.err, "sift: -trace takes exactly one input file (got 1 inputs, a folder)\n"));
-    assert_int_equal(sh("./machine -trace=- -trace_format=xml short"), 1);
+    assert_int_equal(SIFT_TEST_SH("./machine -trace=- -trace_format=xml short"), 1);
     assert_non_null(strstr(proc.err, "sift: -trace_format=xml: expected text or json\n"));
-    assert_int_equal(sh("./machine -trace=/nonexistent/t.txt short"), 1);
+    assert_int_equal(SIFT_TEST_SH("./machine -trace=/nonexistent/t.txt short"), 1);
     assert_non_null(strstr(proc.err, "sift: -trace=/nonexistent/t.txt: cannot create: "));
 }
 
@@ -251,5 +235,5 @@ int main(void)
         cmocka_unit_test(usage_errors),
     };
     int failed = cmocka_run_group_tests(units, NULL, NULL);
-    return failed + cmocka_run_group_tests(runs, build_example, remove_scratch);
+    return failed + cmocka_run_group_tests(runs, build_example, sift_test_scratch_teardown);
 }

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "engine/progress/view.h"
-#include "support/subprocess.h"
+#include "support/harness.h"
 
 #include <errno.h>
 #include <pty.h>
@@ -27,31 +27,20 @@ static char *dir;
 static sift_test_proc proc;
 static char *tty; /* what the last run_tty saw */
 
-#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
-
 static int build(void **state)
 {
-    (void)state;
-    dir = sift_test_tmpdir();
+    *state = dir = sift_test_scratch();
     tty = malloc(OUT_CAP);
-    if (!dir || !tty) return -1;
-    if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                          "/tests/fixtures/workers.c -o w && " SIFT_BUILD_DIR
-                          "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                          "/examples/calc.c -o calc",
-           SIFT_TEST_SAN, SIFT_TEST_SAN) != 0) {
-        fprintf(stderr, "%s%s", proc.out, proc.err);
+    if (!tty || sift_test_build(dir, "w", "tests/fixtures/workers.c", "") ||
+        sift_test_build(dir, "calc", "examples/calc.c", ""))
         return -1;
-    }
     return 0;
 }
 
 static int cleanup(void **state)
 {
-    (void)state;
-    sift_test_rmtree(dir);
     free(tty);
-    return 0;
+    return sift_test_scratch_teardown(state);
 }
 
 /* Runs the shell command CMD in the scratch folder on a new 120 x 30 pseudo-terminal, with
@@ -338,8 +327,8 @@ static void no_terminal_keeps_the_lines(void **state)
 {
     (void)state;
     size_t n;
-    assert_int_equal(sh("mkdir -p c5 && TERM=xterm ./w -seed=1 -runs=100000 c5 2>log && cat log"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("mkdir -p c5 && TERM=xterm ./w -seed=1 -runs=100000 c5 2>log && cat log"), 0);
     must_not_have(proc.out, "\033");
     must_not_have(proc.out, "run time");
     check_status_lines(proc.out, &n);
@@ -347,20 +336,21 @@ static void no_terminal_keeps_the_lines(void **state)
     must_have(proc.out, "\tINITED cov: ");
     must_have(proc.out, "\tDONE   cov: ");
     must_have(proc.out, "\nDone 100000 runs in ");
-    assert_int_equal(sh("mkdir -p c6 && TERM=xterm ./w -workers=2 -seed=1 -runs=100000 c6 2>log "
-                        "&& cat log"),
-                     0);
+    assert_int_equal(
+        SIFT_TEST_SH("mkdir -p c6 && TERM=xterm ./w -workers=2 -seed=1 -runs=100000 c6 2>log "
+                     "&& cat log"),
+        0);
     must_not_have(proc.out, "\033");
     check_status_lines(proc.out, &n);
     must_have(proc.out, "\tINITED cov: ");
     must_have(proc.out, " workers: 2\n");
     must_have(proc.out, "\tDONE   cov: ");
 
-    assert_int_equal(sh("./w -status=tty -seed=1 -runs=20000 c5 2>log && cat log"), 0);
+    assert_int_equal(SIFT_TEST_SH("./w -status=tty -seed=1 -runs=20000 c5 2>log && cat log"), 0);
     must_have(proc.out, "sift w (done)  run time ");
     must_have(proc.out, "\033[J");
     must_not_have(proc.out, "\tDONE ");
-    assert_int_equal(sh("./w -status=bogus c5"), 1);
+    assert_int_equal(SIFT_TEST_SH("./w -status=bogus c5"), 1);
     assert_string_equal(proc.err, "sift: -status=bogus: expected auto|tty|lines\n");
 }
 

@@ -171,6 +171,16 @@ int sift_test_sh_jailed(sift_test_proc *p, const sift_test_jail *j, const char *
     return p->status;
 }
 
+int sift_test_fork_jailed(const sift_test_jail *j, int (*fn)(void *ctx), void *ctx)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) _exit(enter_jail(j) != 0 ? 126 : fn(ctx));
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int sift_test_unprivileged(sift_test_jail *j, const char *dir, const char **why)
 {
     *j = (sift_test_jail){0};

@@ -46,6 +46,11 @@ typedef struct {
 int sift_test_sh_jailed(sift_test_proc *p, const sift_test_jail *j, const char *dir,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Runs FN(CTX) in a child process in the jail J and waits for it; returns what FN returned
+ * (as the child's exit code), 128 + a signal's number, 126 when the child could not enter the
+ * jail, or -1 when it could not be started. */
+int sift_test_fork_jailed(const sift_test_jail *j, int (*fn)(void *ctx), void *ctx);
+
 /* The jail in which permission bits bind: none for a user, SIFT_TEST_NOBODY for root. Returns
  * 0, or -1 with WHY set when root cannot become nobody or nobody cannot reach DIR (which must
  * be open to others, folders above it included). */
