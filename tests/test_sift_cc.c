@@ -353,7 +353,8 @@ static void test_address_kept(void **state)
 }
 
 /* A configure's first check: a bare main built with CFLAGS that hold fuzzer-no-link links and
- * runs, with and without a sanitizer, C and C++. */
+ * runs, with and without a sanitizer, C and C++ (with the sanitizers the runtime was built
+ * with, which SIFT_TEST_SAN names). */
 static void test_fuzzer_no_link_executables(void **state)
 {
     fixture *f = *state;
@@ -368,8 +369,8 @@ static void test_fuzzer_no_link_executables(void **state)
         bool cxx = i % 2;
         sift_test_proc p;
         sift_test_run(&p,
-                      (const char *[]){cxx ? SIFT_CXX : SIFT_CC, "-O1", "-g", flags[i / 2],
-                                       cxx ? cc : c, "-o", exe, NULL},
+                      (const char *[]){cxx ? SIFT_CXX : SIFT_CC, "-O1", "-g", SIFT_TEST_SAN,
+                                       flags[i / 2], cxx ? cc : c, "-o", exe, NULL},
                       env);
         if (p.status != 0)
             fail_msg("%s %s failed (%d): %s", cxx ? "sift-c++" : "sift-cc", flags[i / 2], p.status,

@@ -124,6 +124,11 @@ static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data
                         NULL, 0);
 }
 
+static void final_stats(const sift_fault *f)
+{
+    if (f->final_stats) f->final_stats(f->final_stats_ctx);
+}
+
 /* Writes the running input, if any: a fault outside an execution has no input to blame. */
 static void dump_current_unit(const sift_fault *f, const char *kind)
 {
@@ -159,13 +164,16 @@ static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
         "      Combine libFuzzer with AddressSanitizer or similar for better crash reports.\n"
         "SUMMARY: libFuzzer: deadly signal\n");
     dump_current_unit(f, "crash");
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 
 /* The sanitizer has printed its report and exits after this returns. */
 static void on_sanitizer_death(void)
 {
-    if (claim_report()) dump_current_unit(g_fault, "crash");
+    if (!claim_report()) return;
+    dump_current_unit(g_fault, "crash");
+    final_stats(g_fault);
 }
 
 static void on_alarm(int sig, siginfo_t *info, void *uctx)
@@ -202,6 +210,7 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
     sift_out_flush(&o);
     print_stack_trace();
     say("SUMMARY: libFuzzer: timeout\n");
+    final_stats(f);
     _exit((int)f->opts->timeout_exitcode);
 }
 
@@ -233,6 +242,7 @@ static void on_exit_during_input(void)
     print_stack_trace();
     say("SUMMARY: libFuzzer: fuzz target exited\n");
     dump_current_unit(f, "crash");
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 
@@ -261,6 +271,7 @@ static void *watch_rss(void *arg)
         sift_out_flush(&o);
         dump_current_unit(f, "oom");
         say("SUMMARY: libFuzzer: out-of-memory\n");
+        final_stats(f);
         _exit(SIFT_EXIT_OOM);
     }
 }
@@ -281,6 +292,7 @@ static void on_malloc(const volatile void *ptr, size_t size)
     print_stack_trace();
     dump_current_unit(f, "oom");
     say("SUMMARY: libFuzzer: out-of-memory\n");
+    final_stats(f);
     _exit(SIFT_EXIT_OOM);
 }
 
@@ -433,6 +445,7 @@ void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
     if (!__lsan_do_recoverable_leak_check() || !claim_report()) return;
     say("INFO: to ignore leaks on libFuzzer side use -detect_leaks=0.\n\n");
     dump_unit(f, "leak", data, size);
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 

@@ -25,6 +25,11 @@ typedef struct {
      * (the records of -trace). Async-signal-safe. NULL for none. */
     void (*before_report)(void *ctx);
     void *before_report_ctx;
+    /* Called last before a fault exits the process, with FINAL_STATS_CTX: libFuzzer's "stat::"
+     * lines of -print_final_stats=1, which it prints after every crash, timeout, OOM and leak
+     * and ClusterFuzz reads. Async-signal-safe. NULL for none. */
+    void (*final_stats)(void *ctx);
+    void *final_stats_ctx;
 } sift_fault;
 
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on

@@ -62,6 +62,19 @@ void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]
     cap[SIFT_DOMAIN_EDGES] += 1u << 20; /* room for modules loaded later with dlopen */
 }
 
+void sift_fuzzer_dict_error(const sift_dict *d, const char *err)
+{
+    if (d->error_line)
+        fprintf(stderr, "sift: %s (ParseDictionaryFile: error in line %zu)\n", err, d->error_line);
+    else
+        fprintf(stderr, "sift: %s\n", err);
+}
+
+static void final_stats(void *fuzzer)
+{
+    sift_stats_print_final(fuzzer);
+}
+
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
     memset(f, 0, sizeof(*f));
@@ -75,7 +88,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     if (opts->dict) {
         char err[512];
         if (sift_dict_load(&f->dict, opts->dict, err, sizeof err) != 0) {
-            fprintf(stderr, "sift: %s\n", err);
+            sift_fuzzer_dict_error(&f->dict, err);
             return -1;
         }
         fprintf(stderr, "Dictionary: %zu entries\n", f->dict.count);
@@ -94,6 +107,11 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
                                : (sift_now_ns() ^ (uint64_t)getpid() << 32) % 4294967291u + 1;
     opts->seed = (long long)seed;
     fprintf(stderr, "INFO: Seed: %llu\n", (unsigned long long)seed);
+    if (opts->verbosity) sift_stats_print_modules(f->rt);
+    if (opts->print_final_stats) {
+        f->fault.final_stats = final_stats;
+        f->fault.final_stats_ctx = f;
+    }
     sift_rng_seed(&f->rng, seed);
     f->mutator = (sift_mutator){
         .rng = &f->rng,
@@ -368,7 +386,7 @@ static int load_seeds(sift_fuzzer *f)
     f->out_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t read_max = o->max_len ? (size_t)o->max_len : SEED_MAX_READ;
     sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
-    size_t nseeds = 0, largest = 0, failed = 0, cut = 0;
+    size_t nseeds = 0, largest = 0, total = 0, failed = 0, cut = 0;
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
         bool truncated = false;
@@ -382,6 +400,7 @@ static int load_seeds(sift_fuzzer *f)
             continue;
         }
         largest = s->size > largest ? s->size : largest;
+        total += s->size;
         cut += truncated;
         seeds[nseeds++] = s;
     }
@@ -395,15 +414,16 @@ static int load_seeds(sift_fuzzer *f)
                                              : DEFAULT_MAX_LEN;
     if (!o->max_len)
         fprintf(stderr,
-                "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
-                "bytes\n",
+                "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
+                "%zu bytes\n",
                 f->max_len);
     qsort(seeds, nseeds, sizeof(sift_entry *), by_size);
     if (o->ninputs == 0 || nseeds == 0)
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
     else
-        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub%s", nseeds,
-                seeds[0]->size, largest, failed ? " (some unreadable, skipped)" : "");
+        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub total: %zub rss: %zuMb%s",
+                nseeds, seeds[0]->size, largest, total, sift_fault_rss_mb(),
+                failed ? " (some unreadable, skipped)" : "");
     if (cut) fprintf(stderr, " (%zu longer than %zu bytes, cut to that)", cut, read_max);
     if (o->ninputs && nseeds) fputc('\n', stderr);
     for (size_t i = 0; i < nseeds; i++) {

@@ -66,6 +66,10 @@ struct sift_fuzzer {
  * for modules loaded later. Processes that share a snapshot must agree on it. */
 void sift_fuzzer_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
 
+/* Prints the error ERR of loading dictionary D in one line; a parse error also in libFuzzer's
+ * words, "ParseDictionaryFile: error in line N", which ClusterFuzz matches. */
+void sift_fuzzer_dict_error(const sift_dict *d, const char *err);
+
 /* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
  * returns -1 on bad user input (a dictionary, say). */
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0);

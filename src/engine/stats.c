@@ -40,17 +40,49 @@ int sift_stats_write(sift_fuzzer *f, const char *path)
     return 0;
 }
 
-void sift_stats_print_final(sift_fuzzer *f)
+void sift_stats_print_final(const sift_fuzzer *f)
 {
-    uint64_t now = sift_now_ns();
-    fprintf(stderr, "stat::number_of_executed_units: %llu\n", (unsigned long long)f->stats.execs);
-    fprintf(stderr, "stat::average_exec_per_sec:     %llu\n",
-            (unsigned long long)sift_stats_exec_per_sec(&f->stats, now));
-    fprintf(stderr, "stat::new_units_added:          %llu\n",
-            (unsigned long long)f->stats.new_units);
-    fprintf(stderr, "stat::slowest_unit_time_sec:    %llu\n",
-            (unsigned long long)(f->stats.slowest_ns / 1000000000ull));
-    fprintf(stderr, "stat::peak_rss_mb:              %zu\n", sift_fault_rss_mb());
+    static const char *const names[] = {
+        "number_of_executed_units: ", "average_exec_per_sec:     ", "new_units_added:          ",
+        "slowest_unit_time_sec:    ", "peak_rss_mb:              "};
+    const uint64_t values[] = {f->stats.execs, sift_stats_exec_per_sec(&f->stats, sift_now_ns()),
+                               f->stats.new_units, f->stats.slowest_ns / 1000000000ull,
+                               sift_fault_rss_mb()};
+    sift_out o;
+    o.len = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        sift_out_str(&o, "stat::");
+        sift_out_str(&o, names[i]);
+        sift_out_u64(&o, values[i]);
+        sift_out_str(&o, "\n");
+    }
+    sift_out_flush(&o);
+}
+
+void sift_stats_print_modules(const sift_rt_state *rt)
+{
+    size_t counters = 0, tables = 0, pcs = 0;
+    for (size_t i = 0; i < rt->npcs; i++) {
+        counters += rt->pcs[i].len;
+        tables += rt->pcs[i].pcs != NULL;
+        pcs += rt->pcs[i].pcs ? rt->pcs[i].len : 0;
+    }
+    if (rt->npcs) {
+        fprintf(stderr, "INFO: Loaded %zu modules   (%zu inline 8-bit counters): ", rt->npcs,
+                counters);
+        for (size_t i = 0; i < rt->npcs; i++)
+            fprintf(stderr, "%zu [%p, %p), ", rt->pcs[i].len, (const void *)rt->pcs[i].counters,
+                    (const void *)(rt->pcs[i].counters + rt->pcs[i].len));
+        fputc('\n', stderr);
+    }
+    if (tables) {
+        fprintf(stderr, "INFO: Loaded %zu PC tables (%zu PCs): ", tables, pcs);
+        for (size_t i = 0; i < rt->npcs; i++)
+            if (rt->pcs[i].pcs)
+                fprintf(stderr, "%zu [%p,%p), ", rt->pcs[i].len, (const void *)rt->pcs[i].pcs,
+                        (const void *)(rt->pcs[i].pcs + 2 * rt->pcs[i].len));
+        fputc('\n', stderr);
+    }
 }
 
 void sift_stats_view(sift_fuzzer *f, bool final)

@@ -1,0 +1,172 @@
+/* What crash triage reads from a harness's output: the lines of libFuzzer's that ClusterFuzz's
+ * libFuzzer engine (stats.py, engine.py) and OSS-Fuzz's scripts (bad_build_check) match, on
+ * real harnesses built with sift-cc. The patterns checked are theirs, restated here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "support/subprocess.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *dir; /* scratch folder shared by the tests; harnesses are built once */
+static sift_test_proc proc;
+
+#define sh(...) sift_test_sh(&proc, dir, __VA_ARGS__)
+
+static int build_harnesses(void **state)
+{
+    (void)state;
+    dir = sift_test_tmpdir();
+    if (!dir) return -1;
+    const char *cc = SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer";
+    /* faults fails in a different way for each leading byte, so it is never fuzzed: campaigns
+     * run on tlv. */
+    if (sh("%s %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults && %s %s " SIFT_SOURCE_DIR
+           "/examples/tlv.c -o tlv",
+           cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
+        fprintf(stderr, "%s%s", proc.out, proc.err);
+        return -1;
+    }
+    return 0;
+}
+
+static int remove_scratch(void **state)
+{
+    (void)state;
+    sift_test_rmtree(dir);
+    return 0;
+}
+
+/* The value of "stat::NAME:" in TEXT, which must be digits as ClusterFuzz's parse_log_stats
+ * wants them; -1 when missing or not a number. */
+static long long stat_value(const char *text, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\nstat::%s:", name);
+    const char *p = strstr(text, key);
+    if (!p) return -1;
+    p += strlen(key);
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p)) return -1;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    return *end == '\n' ? v : -1;
+}
+
+static void expect_final_stats(const char *what)
+{
+    static const char *const names[] = {"number_of_executed_units", "average_exec_per_sec",
+                                        "new_units_added", "slowest_unit_time_sec", "peak_rss_mb"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (stat_value(proc.err, names[i]) < 0)
+            fail_msg("%s: no stat::%s line with a number in:\n%s", what, names[i], proc.err);
+}
+
+/* libFuzzer prints its final stats after every fault's report when -print_final_stats=1, the
+ * flag ClusterFuzz always passes. */
+static void final_stats_follow_every_fault(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *input, *flags, *kind;
+        bool needs_sanitizer;
+    } cases[] = {
+        {"A", "", "crash", false},
+        {"S", "", "crash", false},
+        {"H", "-timeout=1", "timeout", false},
+        {"M", "-malloc_limit_mb=100", "oom", true},
+        {"L", "", "leak", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (cases[i].needs_sanitizer && !SIFT_TEST_SAN[0]) continue;
+        int rc = sh("rm -rf a && mkdir a && printf %s > in && ./faults -print_final_stats=1 %s "
+                    "-artifact_prefix=a/ in",
+                    cases[i].input, cases[i].flags);
+        assert_int_not_equal(rc, 0);
+        char written[64];
+        snprintf(written, sizeof written, "Test unit written to a/%s-", cases[i].kind);
+        if (!strstr(proc.err, written))
+            fail_msg("%s: no artifact line:\n%s", cases[i].kind, proc.err);
+        expect_final_stats(cases[i].kind);
+        /* Without the flag, none. */
+        sh("printf %s > in && ./faults %s -artifact_prefix=a/ in", cases[i].input, cases[i].flags);
+        assert_null(strstr(proc.err, "stat::"));
+    }
+    /* And at the end of a campaign, with its count. */
+    assert_int_equal(sh("rm -rf c && mkdir c && ./tlv -runs=300 -print_final_stats=1 c"), 0);
+    expect_final_stats("end");
+    assert_int_equal(stat_value(proc.err, "number_of_executed_units"), 300);
+}
+
+/* "INFO: Loaded N modules (M inline 8-bit counters): M [...)," gives ClusterFuzz edges_total
+ * and OSS-Fuzz's build check its edge count; -max_len's default is read from its INFO line;
+ * "INFO: seed corpus: files: N ... rss: NMb" tells a seed crash from a startup crash. */
+static void start_up_lines(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("rm -rf c && mkdir c && printf x > c/seed && ./tlv -runs=10 c"), 0);
+    size_t modules = 0, counters = 0, first = 0, tables = 0, pcs = 0;
+    const char *line = strstr(proc.err, "INFO: Loaded ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "INFO: Loaded %zu modules   (%zu inline 8-bit counters): %zu [",
+                            &modules, &counters, &first),
+                     3);
+    assert_true(modules >= 1 && counters > 0 && first > 0 && first <= counters);
+    line = strstr(proc.err, "INFO: Loaded 1 PC tables (");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "INFO: Loaded %zu PC tables (%zu PCs): ", &tables, &pcs), 2);
+    assert_true(pcs > 0 && pcs <= counters);
+    assert_non_null(strstr(proc.err, "INFO: -max_len is not provided; libFuzzer will not generate "
+                                     "inputs larger than 4096 bytes\n"));
+    size_t files = 0, rss = 0;
+    line = strstr(proc.err, "INFO: seed corpus: files: ");
+    assert_non_null(line);
+    line = strstr(line, "rss: ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "rss: %zuMb", &rss), 1);
+    assert_int_equal(sscanf(strstr(proc.err, "files: "), "files: %zu", &files), 1);
+    assert_int_equal(files, 1);
+    /* A given -max_len has no such line: ClusterFuzz takes it from the flag. */
+    assert_int_equal(sh("./tlv -runs=10 -max_len=64 c"), 0);
+    assert_null(strstr(proc.err, "-max_len is not provided"));
+}
+
+/* ClusterFuzz logs "Dictionary parsing failed" when the output matches libFuzzer's
+ * "ParseDictionaryFile: error in line N"; it counts dict_used from "Dictionary: N entries",
+ * under -fork as well. */
+static void dictionary_lines(void **state)
+{
+    (void)state;
+    assert_int_equal(sh("printf 'a=\"x\"\\nbad\\n' > bad.dict && printf 'a=\"x\"\\n' > ok.dict"),
+                     0);
+    assert_int_equal(sh("./tlv -dict=bad.dict -runs=10"), 1);
+    sift_test_one_line(&proc, "malformed dictionary",
+                       "sift: bad.dict:2: missing opening quote (ParseDictionaryFile: error in "
+                       "line 2)");
+    assert_int_equal(sh("rm -rf c && mkdir c && ./tlv -fork=1 -dict=bad.dict c"), 1);
+    assert_non_null(strstr(proc.err, "ParseDictionaryFile: error in line 2"));
+    assert_int_equal(sh("./tlv -dict=ok.dict -runs=10"), 0);
+    assert_non_null(strstr(proc.err, "\nDictionary: 1 entries\n"));
+    assert_int_equal(sh("./tlv -fork=1 -dict=ok.dict -runs=10 c"), 0);
+    assert_non_null(strstr(proc.err, "\nDictionary: 1 entries\n"));
+    assert_non_null(strstr(proc.err, "\nINFO: Loaded 1 modules"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(final_stats_follow_every_fault),
+        cmocka_unit_test(start_up_lines),
+        cmocka_unit_test(dictionary_lines),
+    };
+    return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
+}
