@@ -28,10 +28,11 @@ static int build_harnesses(void **state)
     if (!dir) return -1;
     const char *cc = SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer";
     /* faults fails in a different way for each leading byte, so it is never fuzzed: campaigns
-     * run on tlv. */
+     * run on tlv. plain is tlv compiled by clang alone: the engine without instrumentation. */
     if (sh("%s %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults && %s %s " SIFT_SOURCE_DIR
-           "/examples/tlv.c -o tlv",
-           cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
+           "/examples/tlv.c -o tlv && clang %s -c " SIFT_SOURCE_DIR "/examples/tlv.c -o plain.o && "
+           "%s %s plain.o -o plain",
+           cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -161,12 +162,35 @@ static void dictionary_lines(void **state)
     assert_non_null(strstr(proc.err, "\nINFO: Loaded 1 modules"));
 }
 
+/* A harness without coverage instrumentation finds nothing: libFuzzer says so and exits 1,
+ * which OSS-Fuzz's bad_build_check ("ERROR: no interesting inputs were found. Is the code
+ * instrumented") and ClusterFuzz's bad_instrumentation (".*ERROR:.*Is the code instrumented
+ * for coverage.*") look for. */
+static void uninstrumented_target_is_reported(void **state)
+{
+    (void)state;
+    static const char line[] =
+        "\nERROR: no interesting inputs were found. Is the code instrumented for coverage? "
+        "Exiting.\n";
+    assert_int_equal(sh("./plain -seed=1337 -runs=4"), 1);
+    assert_non_null(strstr(proc.err, line));
+    assert_null(strstr(proc.err, "INFO: Loaded"));
+    assert_int_equal(sh("rm -rf c && mkdir c && printf abc > c/seed && ./plain -runs=100 c"), 1);
+    assert_non_null(strstr(proc.err, line));
+    /* -runs=0 only runs the seeds, and an instrumented harness never says it. */
+    assert_int_equal(sh("./plain -runs=0 c"), 0);
+    assert_null(strstr(proc.err, "no interesting inputs"));
+    assert_int_equal(sh("rm -rf c && mkdir c && ./tlv -seed=1337 -runs=4 c"), 0);
+    assert_null(strstr(proc.err, "no interesting inputs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(final_stats_follow_every_fault),
         cmocka_unit_test(start_up_lines),
         cmocka_unit_test(dictionary_lines),
+        cmocka_unit_test(uninstrumented_target_is_reported),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

@@ -436,7 +436,14 @@ static int load_seeds(sift_fuzzer *f)
         /* Mutation needs something to start from: one newline, as libFuzzer does. */
         static const uint8_t newline = '\n';
         char name[41];
-        sift_fuzzer_execute(f, &newline, 1);
+        /* An instrumented harness covers its own entry on any input: nothing from the seeds
+         * and nothing from a newline means no instrumentation. libFuzzer's words and exit
+         * code, which OSS-Fuzz's build check and ClusterFuzz's bad_instrumentation match. */
+        if (sift_fuzzer_execute(f, &newline, 1) == SIFT_NOTHING && o->runs != 0) {
+            fprintf(stderr, "ERROR: no interesting inputs were found. Is the code instrumented "
+                            "for coverage? Exiting.\n");
+            return -1;
+        }
         sift_sha1_hex(&newline, 1, name);
         if (!sift_corpus_add(f->corpus, &newline, 1, NULL, 0, 0, name, f->stats.execs)) return -1;
         sift_corpus_update(f->corpus);
