@@ -184,6 +184,62 @@ static void uninstrumented_target_is_reported(void **state)
     assert_null(strstr(proc.err, "no interesting inputs"));
 }
 
+/* Engine functions that can be on the stack below LLVMFuzzerTestOneInput, by mode: those
+ * with external linkage, which keep a symbol whatever the optimiser inlines. */
+static const char *const engine_frames[] = {
+    "sift_driver_main",    "sift_fuzzer_run",     "sift_fuzzer_try",
+    "sift_fuzzer_execute", "sift_minimize_crash", "sift_merge",
+    "sift_trace_run",      "sift_worker_run",     "sift_super_main",
+};
+
+/* Whether FRAME, the function of a sanitizer stack line, is one ClusterFuzz's stack analyzer
+ * skips below the harness (its STACK_FRAME_IGNORE_REGEXES that apply there). */
+static bool ignored_below_harness(const char *frame)
+{
+    static const char *const prefixes[] = {"fuzzer::", "main", "__libc_", "_start"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (!strncmp(frame, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+/* ClusterFuzz's crash state is the top three frames it does not skip. libFuzzer's own frames
+ * (fuzzer::Fuzzer::ExecuteCallback, fuzzer::RunOneTest, ...) are all skipped, so a fault one
+ * or two frames below the harness has only the harness's frames in its state: sift's frames
+ * between main and the harness must be skipped too, or the same bug found by both becomes two
+ * testcases. Their symbol names are checked with nm; the frames of a sanitizer report only
+ * where a symbolizer named them. */
+static void engine_frames_are_skipped_by_crash_triage(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(engine_frames) / sizeof(engine_frames[0]); i++) {
+        if (sh("nm faults | grep -qx '[0-9a-f]* [Tt] fuzzer::%s'", engine_frames[i]) != 0)
+            fail_msg("no symbol fuzzer::%s in the harness", engine_frames[i]);
+        if (sh("nm faults | grep -q ' [Tt] %s$'", engine_frames[i]) == 0)
+            fail_msg("the symbol %s is not in the fuzzer:: namespace", engine_frames[i]);
+    }
+    if (!SIFT_TEST_SAN[0]) return; /* the report below is a sanitizer's */
+    assert_int_not_equal(sh("printf S > in && ./faults in"), 0);
+    const char *harness = strstr(proc.err, " in LLVMFuzzerTestOneInput ");
+    if (!harness) {
+        fprintf(stderr, "skipped: the sanitizer report is not symbolized\n");
+        return;
+    }
+    size_t below = 0;
+    for (const char *line = strchr(harness, '\n'); line && strstr(line, "\n    #") == line;
+         line = strchr(line + 1, '\n')) {
+        const char *in = strstr(line, " in ");
+        const char *eol = strchr(line + 1, '\n');
+        if (!in || (eol && in > eol)) continue; /* unsymbolized: a module and offset */
+        char frame[256];
+        assert_int_equal(sscanf(in, " in %255s", frame), 1);
+        if (!ignored_below_harness(frame))
+            fail_msg("frame %s below the harness would enter the crash state:\n%s", frame,
+                     proc.err);
+        below++;
+    }
+    assert_true(below >= 2); /* at least the engine's run_target and its caller */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +247,7 @@ int main(void)
         cmocka_unit_test(start_up_lines),
         cmocka_unit_test(dictionary_lines),
         cmocka_unit_test(uninstrumented_target_is_reported),
+        cmocka_unit_test(engine_frames_are_skipped_by_crash_triage),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

@@ -146,6 +146,7 @@ void sift_fuzzer_free(sift_fuzzer *f)
 }
 
 /* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size) SIFT_FRAME(run_target);
 static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     uint8_t *copy = NULL;
@@ -214,6 +215,8 @@ static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buc
 
 /* Runs DATA again to learn every feature it owns (the novelty pass only says whether any is
  * new); a second run also filters out coverage that only happened once. */
+static uint64_t collect_features(sift_fuzzer *f, const uint8_t *data, size_t size,
+                                 feature_list *out) SIFT_FRAME(collect_features);
 static uint64_t collect_features(sift_fuzzer *f, const uint8_t *data, size_t size,
                                  feature_list *out)
 {
@@ -368,6 +371,7 @@ static int by_size(const void *a, const void *b)
 }
 
 /* Reads every seed of the corpus folders; the first folder also receives new inputs. */
+static int load_seeds(sift_fuzzer *f) SIFT_FRAME(load_seeds);
 static int load_seeds(sift_fuzzer *f)
 {
     sift_options *o = f->opts;
@@ -421,7 +425,8 @@ static int load_seeds(sift_fuzzer *f)
     if (o->ninputs == 0 || nseeds == 0)
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
     else
-        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub total: %zub rss: %zuMb%s",
+        fprintf(stderr,
+                "INFO: seed corpus: files: %zu min: %zub max: %zub total: %zub rss: %zuMb%s",
                 nseeds, seeds[0]->size, largest, total, sift_fault_rss_mb(),
                 failed ? " (some unreadable, skipped)" : "");
     if (cut) fprintf(stderr, " (%zu longer than %zu bytes, cut to that)", cut, read_max);
@@ -469,6 +474,7 @@ static void update_len_limit(sift_fuzzer *f)
     }
 }
 
+static size_t mutate_one(sift_fuzzer *f, const sift_entry *e) SIFT_FRAME(mutate_one);
 static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
 {
     size_t size = e->size < f->len_limit ? e->size : f->len_limit;

@@ -16,6 +16,14 @@
 
 typedef int (*sift_target_fn)(const uint8_t *data, size_t size);
 
+/* The symbol name of an engine function that is on the stack while the target runs, between
+ * main and LLVMFuzzerTestOneInput: "fuzzer::NAME", libFuzzer's namespace. Crash triage skips
+ * frames of that namespace (ClusterFuzz's stack analyzer ignores "^fuzzer::" as it ignores
+ * main), so a crash a few frames below the harness gets the same crash state, its top frames
+ * from the target, under sift as under libFuzzer. Symbolizers print this name, which the
+ * debug information carries as the function's linkage name. */
+#define SIFT_FRAME(name) __asm__("fuzzer::" #name)
+
 typedef struct {
     uint64_t execs;
     uint64_t new_units;
@@ -76,21 +84,24 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
 void sift_fuzzer_free(sift_fuzzer *f);
 
 /* Executes DATA once, contained; returns what it added to the global coverage. */
-sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size);
+sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_execute);
 
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
  * output folder when SAVE). Returns whether it was added. */
-bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how);
+bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
+    SIFT_FRAME(sift_fuzzer_try);
 
 /* Takes DATA, a mutant that found nothing new, into the corpus when it is the cheapest input
  * (size, then time) having at least one of its features, as libFuzzer keeps the smallest input
  * per feature (REDUCE); entries left without any such feature are evicted and their files
  * removed. Costs one execution; returns whether it took DATA. */
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size);
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_try_reduce);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
-int sift_fuzzer_run(sift_fuzzer *f);
+int sift_fuzzer_run(sift_fuzzer *f) SIFT_FRAME(sift_fuzzer_run);
 
 /* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra);

@@ -107,6 +107,6 @@ void sift_super_sync_failed(void *ctx, size_t item, sift_replay_failure why, int
                             const char *artifact);
 
 /* -merge=1 with workers: the covering set of the inputs, found in parallel. */
-int sift_super_merge(sift_super *s);
+int sift_super_merge(sift_super *s) SIFT_FRAME(sift_super_merge);
 
 #endif
