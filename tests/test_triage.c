@@ -184,30 +184,42 @@ static void uninstrumented_target_is_reported(void **state)
     assert_null(strstr(proc.err, "no interesting inputs"));
 }
 
-/* Engine functions that can be on the stack below LLVMFuzzerTestOneInput, by mode: those
- * with external linkage, which keep a symbol whatever the optimiser inlines. */
+/* Engine functions that can be on the stack of a report: those with external linkage, and
+ * handlers whose address is taken, which keep a symbol whatever the optimiser inlines. */
 static const char *const engine_frames[] = {
-    "sift_driver_main",    "sift_fuzzer_run",     "sift_fuzzer_try",
-    "sift_fuzzer_execute", "sift_minimize_crash", "sift_merge",
-    "sift_trace_run",      "sift_worker_run",     "sift_super_main",
+    "sift_driver_main",    "sift_fuzzer_run", "sift_fuzzer_try",  "sift_fuzzer_execute",
+    "sift_minimize_crash", "sift_merge",      "sift_trace_run",   "sift_worker_run",
+    "sift_super_main",     "on_alarm",        "on_deadly_signal",
 };
 
-/* Whether FRAME, the function of a sanitizer stack line, is one ClusterFuzz's stack analyzer
- * skips below the harness (its STACK_FRAME_IGNORE_REGEXES that apply there). */
-static bool ignored_below_harness(const char *frame)
+/* Runs "./faults FLAGS in" on INPUT and checks that each frame of the sanitizer's report that
+ * is sift's (by its source file) is named fuzzer::; returns how many there were, or -1 when
+ * the report is not symbolized. */
+static int sift_frames_of_report(const char *input, const char *flags)
 {
-    static const char *const prefixes[] = {"fuzzer::", "main", "__libc_", "_start"};
-    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-        if (!strncmp(frame, prefixes[i], strlen(prefixes[i]))) return true;
-    return false;
+    assert_int_not_equal(sh("printf %s > in && ./faults %s in", input, flags), 0);
+    if (!strstr(proc.err, " in LLVMFuzzerTestOneInput ")) return -1;
+    int n = 0;
+    for (const char *line = proc.err; (line = strstr(line, "\n    #")); line++) {
+        char name[256], path[1024];
+        const char *in = strstr(line, " in ");
+        const char *eol = strchr(line + 1, '\n');
+        if (!in || (eol && in > eol) || sscanf(in, " in %255s %1023s", name, path) != 2)
+            continue; /* unsymbolized: a module and offset */
+        if (strncmp(path, SIFT_SOURCE_DIR "/src/", strlen(SIFT_SOURCE_DIR "/src/")) != 0) continue;
+        if (strncmp(name, "fuzzer::", 8) != 0)
+            fail_msg("sift's frame %s (%s) would enter the crash state:\n%s", name, path, proc.err);
+        n++;
+    }
+    return n;
 }
 
-/* ClusterFuzz's crash state is the top three frames it does not skip. libFuzzer's own frames
- * (fuzzer::Fuzzer::ExecuteCallback, fuzzer::RunOneTest, ...) are all skipped, so a fault one
- * or two frames below the harness has only the harness's frames in its state: sift's frames
- * between main and the harness must be skipped too, or the same bug found by both becomes two
- * testcases. Their symbol names are checked with nm; the frames of a sanitizer report only
- * where a symbolizer named them. */
+/* ClusterFuzz's crash state is the top three frames its stack analyzer does not skip.
+ * libFuzzer's own frames (fuzzer::Fuzzer::ExecuteCallback, fuzzer::RunOneTest, ..., and its
+ * alarm handler's) are all skipped, so a fault one or two frames below the harness has only
+ * the harness's frames in its state: sift's frames must be skipped too, or the same bug found
+ * by both becomes two testcases. Their symbol names are checked with nm; the frames of a
+ * sanitizer report only where a symbolizer named them. */
 static void engine_frames_are_skipped_by_crash_triage(void **state)
 {
     (void)state;
@@ -217,27 +229,15 @@ static void engine_frames_are_skipped_by_crash_triage(void **state)
         if (sh("nm faults | grep -q ' [Tt] %s$'", engine_frames[i]) == 0)
             fail_msg("the symbol %s is not in the fuzzer:: namespace", engine_frames[i]);
     }
-    if (!SIFT_TEST_SAN[0]) return; /* the report below is a sanitizer's */
-    assert_int_not_equal(sh("printf S > in && ./faults in"), 0);
-    const char *harness = strstr(proc.err, " in LLVMFuzzerTestOneInput ");
-    if (!harness) {
+    if (!SIFT_TEST_SAN[0]) return; /* the reports below are a sanitizer's */
+    int crash = sift_frames_of_report("S", ""), timeout = sift_frames_of_report("H", "-timeout=1");
+    if (crash < 0 || timeout < 0) {
         fprintf(stderr, "skipped: the sanitizer report is not symbolized\n");
         return;
     }
-    size_t below = 0;
-    for (const char *line = strchr(harness, '\n'); line && strstr(line, "\n    #") == line;
-         line = strchr(line + 1, '\n')) {
-        const char *in = strstr(line, " in ");
-        const char *eol = strchr(line + 1, '\n');
-        if (!in || (eol && in > eol)) continue; /* unsymbolized: a module and offset */
-        char frame[256];
-        assert_int_equal(sscanf(in, " in %255s", frame), 1);
-        if (!ignored_below_harness(frame))
-            fail_msg("frame %s below the harness would enter the crash state:\n%s", frame,
-                     proc.err);
-        below++;
-    }
-    assert_true(below >= 2); /* at least the engine's run_target and its caller */
+    /* At least run_target and its caller below the harness; the alarm handler above it. */
+    assert_true(crash >= 2);
+    assert_true(timeout >= 3);
 }
 
 int main(void)

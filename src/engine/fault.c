@@ -106,6 +106,7 @@ static void say_pid(const char *text)
     sift_out_flush(&o);
 }
 
+static void print_stack_trace(void) SIFT_FRAME(print_stack_trace);
 static void print_stack_trace(void)
 {
     if (__sanitizer_print_stack_trace) {
@@ -138,6 +139,7 @@ static void dump_current_unit(const sift_fault *f, const char *kind)
     dump_unit(f, kind, f->data, f->size);
 }
 
+static void on_deadly_signal(int sig, siginfo_t *info, void *uctx) SIFT_FRAME(on_deadly_signal);
 static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
 {
     (void)info;
@@ -176,6 +178,7 @@ static void on_sanitizer_death(void)
     final_stats(g_fault);
 }
 
+static void on_alarm(int sig, siginfo_t *info, void *uctx) SIFT_FRAME(on_alarm);
 static void on_alarm(int sig, siginfo_t *info, void *uctx)
 {
     (void)info;
@@ -234,6 +237,7 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
 }
 
 /* A harness calling exit() would end the run without a trace of the input that did it. */
+static void on_exit_during_input(void) SIFT_FRAME(on_exit_during_input);
 static void on_exit_during_input(void)
 {
     sift_fault *f = g_fault;
@@ -276,6 +280,7 @@ static void *watch_rss(void *arg)
     }
 }
 
+static void on_malloc(const volatile void *ptr, size_t size) SIFT_FRAME(on_malloc);
 static void on_malloc(const volatile void *ptr, size_t size)
 {
     (void)ptr;

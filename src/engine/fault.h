@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The symbol name of an engine function that is on the stack while the target runs (between
+ * main and LLVMFuzzerTestOneInput, or in a handler that prints a report's stack): "fuzzer::NAME",
+ * libFuzzer's namespace. Crash triage skips frames of that namespace (ClusterFuzz's stack
+ * analyzer ignores "^fuzzer::" as it ignores main), so a crash a few frames below the harness
+ * gets the same crash state, its top frames from the target, under sift as under libFuzzer.
+ * Symbolizers print this name: the debug information carries it as the linkage name. */
+#define SIFT_FRAME(name) __asm__("fuzzer::" #name)
+
 /* Exit codes as libFuzzer uses them (error and timeout codes come from the options). */
 #define SIFT_EXIT_OOM 71
 

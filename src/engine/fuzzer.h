@@ -16,14 +16,6 @@
 
 typedef int (*sift_target_fn)(const uint8_t *data, size_t size);
 
-/* The symbol name of an engine function that is on the stack while the target runs, between
- * main and LLVMFuzzerTestOneInput: "fuzzer::NAME", libFuzzer's namespace. Crash triage skips
- * frames of that namespace (ClusterFuzz's stack analyzer ignores "^fuzzer::" as it ignores
- * main), so a crash a few frames below the harness gets the same crash state, its top frames
- * from the target, under sift as under libFuzzer. Symbolizers print this name, which the
- * debug information carries as the function's linkage name. */
-#define SIFT_FRAME(name) __asm__("fuzzer::" #name)
-
 typedef struct {
     uint64_t execs;
     uint64_t new_units;
