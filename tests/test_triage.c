@@ -108,6 +108,16 @@ static void final_stats_follow_every_fault(void **state)
     assert_int_equal(stat_value(proc.err, "number_of_executed_units"), 300);
 }
 
+/* The number right after the first PREFIX in TEXT, as the tools' (\\d+) reads it; fails the
+ * test when there is none. */
+static size_t number_after(const char *text, const char *prefix)
+{
+    const char *p = strstr(text, prefix);
+    if (!p || !isdigit((unsigned char)p[strlen(prefix)]))
+        fail_msg("no number after \"%s\" in:\n%s", prefix, text);
+    return (size_t)strtoull(p + strlen(prefix), NULL, 10);
+}
+
 /* "INFO: Loaded N modules (M inline 8-bit counters): M [...)," gives ClusterFuzz edges_total
  * and OSS-Fuzz's build check its edge count; -max_len's default is read from its INFO line;
  * "INFO: seed corpus: files: N ... rss: NMb" tells a seed crash from a startup crash. */
@@ -115,27 +125,25 @@ static void start_up_lines(void **state)
 {
     (void)state;
     assert_int_equal(sh("rm -rf c && mkdir c && printf x > c/seed && ./tlv -runs=10 c"), 0);
-    size_t modules = 0, counters = 0, first = 0, tables = 0, pcs = 0;
-    const char *line = strstr(proc.err, "INFO: Loaded ");
-    assert_non_null(line);
-    assert_int_equal(sscanf(line, "INFO: Loaded %zu modules   (%zu inline 8-bit counters): %zu [",
-                            &modules, &counters, &first),
-                     3);
-    assert_true(modules >= 1 && counters > 0 && first > 0 && first <= counters);
-    line = strstr(proc.err, "INFO: Loaded 1 PC tables (");
-    assert_non_null(line);
-    assert_int_equal(sscanf(line, "INFO: Loaded %zu PC tables (%zu PCs): ", &tables, &pcs), 2);
+    const char *modules = strstr(proc.err, "\nINFO: Loaded ");
+    assert_non_null(modules);
+    assert_true(number_after(modules, "INFO: Loaded ") >= 1);
+    size_t counters = number_after(modules, " modules   (");
+    assert_non_null(strstr(modules, " inline 8-bit counters): "));
+    size_t first = number_after(modules, " inline 8-bit counters): ");
+    assert_true(counters > 0 && first > 0 && first <= counters);
+    const char *tables = strstr(proc.err, "\nINFO: Loaded 1 PC tables (");
+    assert_non_null(tables);
+    size_t pcs = number_after(tables, "PC tables (");
     assert_true(pcs > 0 && pcs <= counters);
     assert_non_null(strstr(proc.err, "INFO: -max_len is not provided; libFuzzer will not generate "
                                      "inputs larger than 4096 bytes\n"));
-    size_t files = 0, rss = 0;
-    line = strstr(proc.err, "INFO: seed corpus: files: ");
-    assert_non_null(line);
-    line = strstr(line, "rss: ");
-    assert_non_null(line);
-    assert_int_equal(sscanf(line, "rss: %zuMb", &rss), 1);
-    assert_int_equal(sscanf(strstr(proc.err, "files: "), "files: %zu", &files), 1);
-    assert_int_equal(files, 1);
+    const char *seeds = strstr(proc.err, "INFO: seed corpus: files: ");
+    assert_non_null(seeds);
+    assert_int_equal(number_after(seeds, "files: "), 1);
+    const char *eol = strchr(seeds, '\n'), *rss = strstr(seeds, " rss: ");
+    assert_true(rss && eol && rss < eol);
+    number_after(rss, " rss: ");
     /* A given -max_len has no such line: ClusterFuzz takes it from the flag. */
     assert_int_equal(sh("./tlv -runs=10 -max_len=64 c"), 0);
     assert_null(strstr(proc.err, "-max_len is not provided"));
