@@ -475,8 +475,9 @@ static void huge_inputs_cost_at_most_max_len(void **state)
         "rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -print_final_stats=1 hc h");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "not generate inputs larger than 1048576 bytes"));
-    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 1048576b (1 longer "
-                                     "than 1048576 bytes, cut to that)"));
+    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 1048576b total: "
+                                     "1048579b rss: "));
+    assert_non_null(strstr(proc.err, "Mb (1 longer than 1048576 bytes, cut to that)"));
     assert_non_null(strstr(proc.err, "Done 20000 runs"));
     const char *rss = strstr(proc.err, "stat::peak_rss_mb:");
     assert_non_null(rss);
@@ -485,7 +486,8 @@ static void huge_inputs_cost_at_most_max_len(void **state)
 
     rc = SIFT_TEST_SH("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -max_len=64 hc h");
     assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "max: 64b (1 longer than 64 bytes, cut to that)"));
+    assert_non_null(strstr(proc.err, "max: 64b total: 67b rss: "));
+    assert_non_null(strstr(proc.err, "Mb (1 longer than 64 bytes, cut to that)"));
     assert_int_equal(SIFT_TEST_SH("stat -c %%s h/big"), 0);
     assert_string_equal(proc.out, "104857600\n"); /* seeds are read, never rewritten */
 

@@ -162,10 +162,15 @@ static void test_links(void **state)
     expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "a.c", NULL}, true, true);
     expect_libs(f, (const char *[]){"-fsanitize=address,fuzzer", "a.c", NULL}, true, true);
     /* Nothing of sift's is linked when nothing links, or into shared objects. */
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer-no-link", "-shared", "a.c", NULL}, false,
+                false);
     expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-c", "a.c", NULL}, false, false);
     expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-shared", "-fPIC", "a.c", NULL}, false,
                 false);
-    expect_libs(f, (const char *[]){"-fsanitize=fuzzer-no-link", "a.c", NULL}, false, false);
+    /* Instrumented objects call the runtime, so whatever links them gets it, as clang links a
+     * sanitizer runtime with weak callbacks under -fsanitize=fuzzer-no-link. */
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer-no-link", "a.c", NULL}, true, false);
+    expect_libs(f, (const char *[]){"-fsanitize=fuzzer-no-link", "-c", "a.c", NULL}, false, false);
     expect_libs(f, (const char *[]){"-fsanitize=fuzzer,fuzzer-no-link", "a.c", NULL}, true, true);
     expect_libs(f, (const char *[]){"-fsanitize=fuzzer", "-fno-sanitize=fuzzer", "a.c", NULL}, true,
                 false);
@@ -353,15 +358,101 @@ static void test_address_kept(void **state)
     free(obj);
 }
 
+/* A configure's first check: a bare main built with CFLAGS that hold fuzzer-no-link links and
+ * runs, with and without a sanitizer, C and C++ (with the sanitizers the runtime was built
+ * with, which SIFT_TEST_SAN names). */
+static void test_fuzzer_no_link_executables(void **state)
+{
+    fixture *f = *state;
+    char *c = sift_test_write(f->dir, "conftest.c", "int main(void) { return 0; }\n", 0644);
+    char *cc = sift_test_write(f->dir, "conftest.cc", "int main() { return 0; }\n", 0644);
+    char *exe;
+    assert_true(c && cc && asprintf(&exe, "%s/conftest", f->dir) > 0);
+    static const char *const flags[] = {"-fsanitize=fuzzer-no-link",
+                                        "-fsanitize=address,fuzzer-no-link"};
+    const char *env[] = {"SIFT_CLANG=clang", "SIFT_CLANGXX=clang++", NULL};
+    for (size_t i = 0; i < 2 * sizeof(flags) / sizeof(flags[0]); i++) {
+        bool cxx = i % 2;
+        sift_test_proc p;
+        sift_test_run(&p,
+                      (const char *[]){cxx ? SIFT_CXX : SIFT_CC, "-O1", "-g", SIFT_TEST_SAN,
+                                       flags[i / 2], cxx ? cc : c, "-o", exe, NULL},
+                      env);
+        if (p.status != 0)
+            fail_msg("%s %s failed (%d): %s", cxx ? "sift-c++" : "sift-cc", flags[i / 2], p.status,
+                     p.err);
+        sift_test_run(&p, (const char *[]){exe, NULL}, NULL);
+        if (p.status != 0) fail_msg("%s: conftest exited %d: %s", flags[i / 2], p.status, p.err);
+    }
+    free(c);
+    free(cc);
+    free(exe);
+}
+
+/* OSS-Fuzz's flags for an ASan build (infra/base-images/base-builder). */
+#define OSS_FUZZ_ENV                                                                               \
+    "CC=" SIFT_CC " CXX=" SIFT_CXX " LIB_FUZZING_ENGINE=-fsanitize=fuzzer "                        \
+    "CFLAGS='-O1 -fno-omit-frame-pointer -gline-tables-only "                                      \
+    "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -fsanitize=address "                               \
+    "-fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link' "
+
+/* The project's tool runs as a plain program, and its fuzzer fuzzes. */
+static void expect_project_built(sift_test_proc *p, const char *dir, const char *how)
+{
+    if (sift_test_sh(p, dir, "./tool PJx") != 0 || strcmp(p->out, "tool: 120\n") != 0)
+        fail_msg("%s: the tool failed (%d): %s%s", how, p->status, p->out, p->err);
+    if (sift_test_sh(p, dir, "mkdir -p corpus && ./fuzz -runs=200 corpus") != 0 ||
+        !has_text(p->err, "Done 200 runs"))
+        fail_msg("%s: the fuzzer failed (%d): %s", how, p->status, p->err);
+}
+
+static void test_autotools_project(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    if (sift_test_sh(&p, f->dir,
+                     "mkdir autotools && cd autotools && " OSS_FUZZ_ENV
+                     "%s/project/configure && make",
+                     FIXTURES) != 0)
+        fail_msg("configure or make failed (%d): %s%s", p.status, p.out, p.err);
+    char *dir;
+    assert_true(asprintf(&dir, "%s/autotools", f->dir) > 0);
+    expect_project_built(&p, dir, "autotools");
+    free(dir);
+}
+
+static void test_cmake_project(void **state)
+{
+    fixture *f = *state;
+    sift_test_proc p;
+    if (sift_test_sh(&p, f->dir,
+                     OSS_FUZZ_ENV "cmake -S %s/project -B cmake >/dev/null && "
+                                  "cmake --build cmake >/dev/null",
+                     FIXTURES) != 0)
+        fail_msg("cmake failed (%d): %s%s", p.status, p.out, p.err);
+    char *dir;
+    assert_true(asprintf(&dir, "%s/cmake", f->dir) > 0);
+    expect_project_built(&p, dir, "cmake");
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version),        cmocka_unit_test(test_passthrough),
-        cmocka_unit_test(test_links),          cmocka_unit_test(test_response_file),
-        cmocka_unit_test(test_sanitizer_list), cmocka_unit_test(test_user_coverage),
-        cmocka_unit_test(test_cxx_driver),     cmocka_unit_test(test_exit_codes),
-        cmocka_unit_test(test_harness),        cmocka_unit_test(test_address_kept),
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_passthrough),
+        cmocka_unit_test(test_links),
+        cmocka_unit_test(test_response_file),
+        cmocka_unit_test(test_sanitizer_list),
+        cmocka_unit_test(test_user_coverage),
+        cmocka_unit_test(test_cxx_driver),
+        cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_harness),
+        cmocka_unit_test(test_address_kept),
         cmocka_unit_test(test_interposers),
+        cmocka_unit_test(test_fuzzer_no_link_executables),
+        cmocka_unit_test(test_autotools_project),
+        cmocka_unit_test(test_cmake_project),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

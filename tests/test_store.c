@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "engine/campaign/store.h"
-#include "engine/contain/artifact.h"
+#include "engine/base/files.h"
 #include "support/harness.h"
 
 #include <fcntl.h>

@@ -56,7 +56,7 @@ static const char *const stop_before_link[] = {"-c", "-S", "-E", "-M", "-MM", "-
                                                NULL};
 
 typedef struct {
-    bool fuzzer, no_link; /* -fsanitize=fuzzer, -fsanitize=fuzzer-no-link */
+    bool fuzzer; /* -fsanitize=fuzzer */
     bool inputs, compile_only, shared;
     bool user_coverage, version;
     unsigned interceptors;  /* sanitizers in effect that intercept memcmp and friends */
@@ -92,7 +92,7 @@ static int out_of_memory(void)
 }
 
 /* Takes fuzzer and fuzzer-no-link out of the list of ARG, whose first PREFIX bytes are
- * "-fsanitize=" or "-fno-sanitize=", and notes them in S. *OUT receives what to pass on to
+ * "-fsanitize=" or "-fno-sanitize=", and notes fuzzer in S. *OUT receives what to pass on to
  * clang: a copy of ARG with the rest of the list, or NULL when nothing is left. */
 static int sanitize_list(scan_state *s, const char *arg, size_t prefix, bool enable, char **out)
 {
@@ -105,9 +105,9 @@ static int sanitize_list(scan_state *s, const char *arg, size_t prefix, bool ena
         if (item_is(item, n, "fuzzer")) {
             s->fuzzer = enable;
         } else if (item_is(item, n, "fuzzer-no-link")) {
-            s->no_link = enable;
+            /* Instrumentation is on either way; what links follows from -fsanitize=fuzzer. */
         } else if (n) {
-            if (!enable && item_is(item, n, "all")) s->fuzzer = s->no_link = false;
+            if (!enable && item_is(item, n, "all")) s->fuzzer = false;
             if (!enable && item_is(item, n, "all")) s->interceptors = 0;
             for (unsigned k = 0; intercepting_sanitizers[k]; k++) {
                 if (!item_is(item, n, intercepting_sanitizers[k])) continue;
@@ -309,11 +309,11 @@ int sift_cc_plan_args(int argc, char **argv, sift_cc_plan *plan)
             return out_of_memory();
         }
     }
+    /* An executable built from instrumented objects needs the callbacks they call, engine or
+     * not: -fsanitize=fuzzer-no-link links the runtime too, as clang links a sanitizer runtime
+     * with weak callbacks for it, so that a configure check or a project's own tools link. */
     bool executable = s.inputs && !s.compile_only && !s.shared;
-    plan->link = !executable ? SIFT_CC_LINK_NONE
-                 : s.fuzzer  ? SIFT_CC_LINK_FUZZER
-                 : s.no_link ? SIFT_CC_LINK_NONE
-                             : SIFT_CC_LINK_RT;
+    plan->link = !executable ? SIFT_CC_LINK_NONE : s.fuzzer ? SIFT_CC_LINK_FUZZER : SIFT_CC_LINK_RT;
     plan->user_coverage = s.user_coverage;
     plan->version = s.version;
     plan->interceptors = s.interceptors != 0;

@@ -6,8 +6,8 @@
 
 /* What the command links from sift, beyond instrumenting. */
 typedef enum {
-    SIFT_CC_LINK_NONE = 0, /* compiles only, builds a shared object, or -fsanitize=fuzzer-no-link */
-    SIFT_CC_LINK_RT,       /* an executable with the runtime (hooks) only */
+    SIFT_CC_LINK_NONE = 0, /* compiles only, or builds a shared object */
+    SIFT_CC_LINK_RT,       /* an executable with the runtime (hooks) only: no -fsanitize=fuzzer */
     SIFT_CC_LINK_FUZZER    /* an executable with the runtime and the engine (-fsanitize=fuzzer) */
 } sift_cc_link;
 

@@ -34,6 +34,7 @@ static void close_fds(long long mask)
 }
 
 /* Runs each file once (or -runs times): reproducing a crash from its artifact. */
+static int reproduce(sift_fuzzer *f, char **argv) SIFT_FRAME(reproduce);
 static int reproduce(sift_fuzzer *f, char **argv)
 {
     sift_options *o = f->opts;

@@ -5,6 +5,6 @@
 #include "engine/core/fuzzer.h"
 
 /* Everything main() does; returns the process exit code. */
-int sift_driver_main(int argc, char **argv, sift_target_fn target);
+int sift_driver_main(int argc, char **argv, sift_target_fn target) SIFT_FRAME(sift_driver_main);
 
 #endif

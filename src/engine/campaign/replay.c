@@ -57,6 +57,7 @@ static void publish(sift_replay *rp, unsigned ring, sift_fuzzer *f, bool added, 
     }
 }
 
+static void child_main(sift_replay *rp, unsigned k, size_t start, int fd) SIFT_FRAME(child_main);
 static void child_main(sift_replay *rp, unsigned k, size_t start, int fd)
 {
     static sift_options o;
@@ -89,6 +90,7 @@ static void child_main(sift_replay *rp, unsigned k, size_t start, int fd)
     _exit(0);
 }
 
+static int spawn(sift_replay *rp, unsigned k, size_t start) SIFT_FRAME(spawn);
 static int spawn(sift_replay *rp, unsigned k, size_t start)
 {
     sift_replay_child *c = &rp->kids[k];
@@ -154,6 +156,7 @@ static void read_notes(sift_replay *rp, sift_replay_child *c)
 }
 
 /* Child K is gone: either it finished, or the input it was running killed it. */
+static void reap(sift_replay *rp, unsigned k, int status, bool hung) SIFT_FRAME(reap);
 static void reap(sift_replay *rp, unsigned k, int status, bool hung)
 {
     sift_replay_child *c = &rp->kids[k];

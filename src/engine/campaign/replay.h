@@ -55,11 +55,11 @@ typedef struct {
 } sift_replay;
 
 /* Starts the children. Returns 0, or -1 with a message. */
-int sift_replay_start(sift_replay *rp);
+int sift_replay_start(sift_replay *rp) SIFT_FRAME(sift_replay_start);
 
 /* Waits up to WAIT_MS for progress, reports failed items and replaces their children. Returns
  * how many children are still running. */
-unsigned sift_replay_poll(sift_replay *rp, int wait_ms);
+unsigned sift_replay_poll(sift_replay *rp, int wait_ms) SIFT_FRAME(sift_replay_poll);
 
 /* Kills and reaps every child still running, and frees what replay holds. */
 void sift_replay_end(sift_replay *rp);

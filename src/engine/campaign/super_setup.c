@@ -124,10 +124,27 @@ static int check_args(sift_super *s)
     return 0;
 }
 
+/* The dictionary is the workers' to use, but read here first, as libFuzzer's -fork parent
+ * does: a malformed one stops the campaign before it starts, and the "Dictionary: N entries"
+ * line that ClusterFuzz reads as dict_used is in the campaign's own output. */
+static int check_dict(const sift_options *o)
+{
+    if (!o->dict) return 0;
+    sift_dict d = {0};
+    char err[512];
+    int rc = sift_dict_load(&d, o->dict, err, sizeof err);
+    if (rc != 0)
+        sift_fuzzer_dict_error(&d, err);
+    else
+        fprintf(stderr, "Dictionary: %zu entries\n", d.count);
+    sift_dict_free(&d);
+    return rc;
+}
+
 int sift_super_setup(sift_super *s)
 {
     sift_options *o = s->o;
-    if (check_args(s) != 0) return 1;
+    if (check_args(s) != 0 || check_dict(o) != 0) return 1;
     const char *out = o->out;
     if (o->sync_dir) {
         if (!(s->sync = sift_sync_open(o->sync_dir, o->name, sift_seed_read_max(o->max_len))))
@@ -155,6 +172,7 @@ int sift_super_setup(sift_super *s)
         fprintf(stderr, "sift: out of memory setting up coverage maps\n");
         return 1;
     }
+    if (o->verbosity) sift_exec_print_modules(rt);
     sift_exec_capacity(rt, cap);
     /* A ring holds several of the largest records, so that a burst of finds rarely waits. */
     size_t ring = 1u << 20;
@@ -185,8 +203,8 @@ int sift_super_setup(sift_super *s)
         if (open_log(s, k, logdir) != 0) return 1;
     if (!o->max_len)
         fprintf(stderr,
-                "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
-                "bytes\n",
+                "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
+                "%zu bytes\n",
                 s->max_len);
     fprintf(stderr, "INFO: %u workers (logs: %s/%s), %zu saved inputs to replay\n", s->n,
             s->has_out ? logdir : ".", s->has_out ? "worker-N.log" : "fuzz-N.log", s->paths.count);

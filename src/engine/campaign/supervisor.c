@@ -84,6 +84,7 @@ static void drain(sift_super *s)
     sift_super_report_finds(s);
 }
 
+static void run_replay(sift_super *s, sift_replay *rp) SIFT_FRAME(run_replay);
 static void run_replay(sift_super *s, sift_replay *rp)
 {
     if (sift_replay_start(rp) != 0) {
@@ -126,6 +127,7 @@ static void describe_item(void *ctx, size_t item, unsigned *where, char *desc, s
 /* Resume: every saved input runs once in replay children, so that the shared snapshot and
  * the corpus know their coverage before any worker starts; those that now crash or hang are
  * reported and skipped, those that add nothing stay on disk but out of the corpus. */
+static int replay_saved(sift_super *s) SIFT_FRAME(replay_saved);
 static int replay_saved(sift_super *s)
 {
     sift_replay rp = {.opts = s->o,
@@ -155,6 +157,7 @@ static int replay_saved(sift_super *s)
     return 0;
 }
 
+static void start_worker(sift_super *s, unsigned k) SIFT_FRAME(start_worker);
 static void start_worker(sift_super *s, unsigned k)
 {
     sift_super_slot *w = &s->slots[k];
@@ -243,6 +246,7 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
     }
 }
 
+static void reap_workers(sift_super *s) SIFT_FRAME(reap_workers);
 static void reap_workers(sift_super *s)
 {
     /* Workers only, by pid: replay children are their replay's to reap. */
@@ -281,6 +285,7 @@ static bool out_of_budget(sift_super *s, uint64_t now)
 }
 
 /* A sync round: the peers' new entries run in one child on the sync ring. */
+static void sync_round(sift_super *s, uint64_t now) SIFT_FRAME(sync_round);
 static void sync_round(sift_super *s, uint64_t now)
 {
     if (s->syncing) {
@@ -311,6 +316,7 @@ static void sync_round(sift_super *s, uint64_t now)
     if (sift_replay_start(&s->sync_rp) == 0) s->syncing = true;
 }
 
+static void stop_workers(sift_super *s) SIFT_FRAME(stop_workers);
 static void stop_workers(sift_super *s)
 {
     sift_shared_stop(&s->sh);
@@ -336,6 +342,7 @@ static void stop_workers(sift_super *s)
     drain(s);
 }
 
+static int campaign(sift_super *s) SIFT_FRAME(campaign);
 static int campaign(sift_super *s)
 {
     if (replay_saved(s) != 0) return s->exit_code ? s->exit_code : 1;
@@ -374,6 +381,7 @@ static int campaign(sift_super *s)
 }
 
 /* Replays the items of S whose origin matches WHERE, in parallel, into the corpus. */
+static void replay_part(sift_super *s, unsigned where) SIFT_FRAME(replay_part);
 static void replay_part(sift_super *s, unsigned where)
 {
     sift_replay_item *all = s->items;
@@ -410,6 +418,7 @@ static void replay_part(sift_super *s, unsigned where)
 }
 
 /* -merge=1 with workers: the covering set of the inputs, found in parallel. */
+static int merge(sift_super *s) SIFT_FRAME(merge);
 static int merge(sift_super *s)
 {
     const sift_options *o = s->o;

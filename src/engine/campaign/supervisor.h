@@ -10,6 +10,7 @@
 unsigned sift_super_workers(const sift_options *opts);
 
 /* Runs the campaign, or with -merge=1 a parallel merge; returns the process exit code. */
-int sift_super_main(sift_options *opts, int argc, char **argv, sift_target_fn target);
+int sift_super_main(sift_options *opts, int argc, char **argv, sift_target_fn target)
+    SIFT_FRAME(sift_super_main);
 
 #endif

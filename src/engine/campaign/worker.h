@@ -20,7 +20,8 @@ typedef struct {
  * supervisor stops the campaign, the budget runs out, or it falls behind the log (it then
  * sets its resync flag). Returns the process exit code. */
 int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
-                    const sift_worker_seed *seed, sift_target_fn target, int argc, char **argv);
+                    const sift_worker_seed *seed, sift_target_fn target, int argc, char **argv)
+    SIFT_FRAME(sift_worker_run);
 
 /* Gives fuzzer F the campaign's shared snapshot in place of its own. Returns 0, or -1 with a
  * message. */

@@ -101,6 +101,7 @@ static void say_pid(const char *text)
     sift_report_flush(&o);
 }
 
+static void print_stack_trace(void) SIFT_FRAME(print_stack_trace);
 static void print_stack_trace(void)
 {
     if (__sanitizer_print_stack_trace) {
@@ -119,6 +120,11 @@ static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data
                         NULL, 0);
 }
 
+static void final_stats(const sift_fault *f)
+{
+    if (f->final_stats) f->final_stats(f->final_stats_ctx);
+}
+
 /* Writes the running input, if any: a fault outside an execution has no input to blame. */
 static void dump_current_unit(const sift_fault *f, const char *kind)
 {
@@ -128,6 +134,7 @@ static void dump_current_unit(const sift_fault *f, const char *kind)
     dump_unit(f, kind, f->data, f->size);
 }
 
+static void on_deadly_signal(int sig, siginfo_t *info, void *uctx) SIFT_FRAME(on_deadly_signal);
 static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
 {
     (void)info;
@@ -154,15 +161,19 @@ static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
         "      Combine libFuzzer with AddressSanitizer or similar for better crash reports.\n"
         "SUMMARY: libFuzzer: deadly signal\n");
     dump_current_unit(f, "crash");
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 
 /* The sanitizer has printed its report and exits after this returns. */
 static void on_sanitizer_death(void)
 {
-    if (claim_report()) dump_current_unit(g_fault, "crash");
+    if (!claim_report()) return;
+    dump_current_unit(g_fault, "crash");
+    final_stats(g_fault);
 }
 
+static void on_alarm(int sig, siginfo_t *info, void *uctx) SIFT_FRAME(on_alarm);
 static void on_alarm(int sig, siginfo_t *info, void *uctx)
 {
     (void)info;
@@ -197,6 +208,7 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
     sift_report_flush(&o);
     print_stack_trace();
     say("SUMMARY: libFuzzer: timeout\n");
+    final_stats(f);
     _exit((int)f->opts->timeout_exitcode);
 }
 
@@ -220,6 +232,7 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
 }
 
 /* A harness calling exit() would end the run without a trace of the input that did it. */
+static void on_exit_during_input(void) SIFT_FRAME(on_exit_during_input);
 static void on_exit_during_input(void)
 {
     sift_fault *f = g_fault;
@@ -228,6 +241,7 @@ static void on_exit_during_input(void)
     print_stack_trace();
     say("SUMMARY: libFuzzer: fuzz target exited\n");
     dump_current_unit(f, "crash");
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 
@@ -256,10 +270,12 @@ static void *watch_rss(void *arg)
         sift_report_flush(&o);
         dump_current_unit(f, "oom");
         say("SUMMARY: libFuzzer: out-of-memory\n");
+        final_stats(f);
         _exit(SIFT_EXIT_OOM);
     }
 }
 
+static void on_malloc(const volatile void *ptr, size_t size) SIFT_FRAME(on_malloc);
 static void on_malloc(const volatile void *ptr, size_t size)
 {
     (void)ptr;
@@ -276,6 +292,7 @@ static void on_malloc(const volatile void *ptr, size_t size)
     print_stack_trace();
     dump_current_unit(f, "oom");
     say("SUMMARY: libFuzzer: out-of-memory\n");
+    final_stats(f);
     _exit(SIFT_EXIT_OOM);
 }
 
@@ -428,6 +445,7 @@ void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
     if (!__lsan_do_recoverable_leak_check() || !claim_report()) return;
     say("INFO: to ignore leaks on libFuzzer side use -detect_leaks=0.\n\n");
     dump_unit(f, "leak", data, size);
+    final_stats(f);
     _exit((int)f->opts->error_exitcode);
 }
 

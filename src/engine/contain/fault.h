@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The symbol name of an engine function that is on the stack while the target runs (between
+ * main and LLVMFuzzerTestOneInput, or in a handler that prints a report's stack): "fuzzer::NAME",
+ * libFuzzer's namespace. Crash triage skips frames of that namespace (ClusterFuzz's stack
+ * analyzer ignores "^fuzzer::" as it ignores main), so a crash a few frames below the harness
+ * gets the same crash state, its top frames from the target, under sift as under libFuzzer.
+ * Symbolizers print this name: the debug information carries it as the linkage name. */
+#define SIFT_FRAME(name) __asm__("fuzzer::" #name)
+
 /* Exit codes as libFuzzer uses them (error and timeout codes come from the options). */
 #define SIFT_EXIT_OOM 71
 
@@ -25,6 +33,11 @@ typedef struct {
      * (the records of -trace). Async-signal-safe. NULL for none. */
     void (*before_report)(void *ctx);
     void *before_report_ctx;
+    /* Called last before a fault exits the process, with FINAL_STATS_CTX: libFuzzer's "stat::"
+     * lines of -print_final_stats=1, which it prints after every crash, timeout, OOM and leak
+     * and ClusterFuzz reads. Async-signal-safe. NULL for none. */
+    void (*final_stats)(void *ctx);
+    void *final_stats_ctx;
 } sift_fault;
 
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on

@@ -241,6 +241,7 @@ int sift_dict_parse(sift_dict *d, const char *name, const char *text, size_t len
         rc = parse_line(d, &ix, &w, p, nl ? nl : lim);
         p = nl ? nl + 1 : lim;
     }
+    d->error_line = rc ? w.line : 0;
     free(ix.slot);
     return rc;
 }

@@ -15,6 +15,7 @@ typedef struct {
 typedef struct {
     sift_dict_entry *entries;
     size_t count, cap;
+    size_t error_line; /* the line of the last parse error (1 = the first), 0 for none */
 } sift_dict;
 
 /* Adds one entry (1..SIFT_DICT_MAX_ENTRY bytes); duplicates are kept once. -1 on bad length or

@@ -47,12 +47,39 @@ void sift_exec_arm_values(sift_fuzzer *f)
     if (sift_values_count(f->exec.rt)) sift_values_set_mode(f->exec.rt, values);
 }
 
+void sift_exec_print_modules(const sift_rt_state *rt)
+{
+    size_t counters = 0, tables = 0, pcs = 0;
+    for (size_t i = 0; i < rt->npcs; i++) {
+        counters += rt->pcs[i].len;
+        tables += rt->pcs[i].pcs != NULL;
+        pcs += rt->pcs[i].pcs ? rt->pcs[i].len : 0;
+    }
+    if (rt->npcs) {
+        fprintf(stderr, "INFO: Loaded %zu modules   (%zu inline 8-bit counters): ", rt->npcs,
+                counters);
+        for (size_t i = 0; i < rt->npcs; i++)
+            fprintf(stderr, "%zu [%p, %p), ", rt->pcs[i].len, (const void *)rt->pcs[i].counters,
+                    (const void *)(rt->pcs[i].counters + rt->pcs[i].len));
+        fputc('\n', stderr);
+    }
+    if (tables) {
+        fprintf(stderr, "INFO: Loaded %zu PC tables (%zu PCs): ", tables, pcs);
+        for (size_t i = 0; i < rt->npcs; i++)
+            if (rt->pcs[i].pcs)
+                fprintf(stderr, "%zu [%p,%p), ", rt->pcs[i].len, (const void *)rt->pcs[i].pcs,
+                        (const void *)(rt->pcs[i].pcs + 2 * rt->pcs[i].len));
+        fputc('\n', stderr);
+    }
+}
+
 sift_cmp_table *sift_exec_cmps(sift_fuzzer *f)
 {
     return &f->exec.rt->cmps;
 }
 
 /* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size) SIFT_FRAME(run_target);
 static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     uint8_t *copy = NULL;

@@ -5,6 +5,7 @@
 #ifndef SIFT_EXEC_H
 #define SIFT_EXEC_H
 
+#include "engine/contain/fault.h"
 #include "engine/core/corpus.h"
 #include "rt/rt.h"
 #include "sift/snapshot.h"
@@ -43,15 +44,23 @@ void sift_exec_free(sift_fuzzer *f);
 /* Turns the inline value features on when they count (after the fault handlers are in). */
 void sift_exec_arm_values(sift_fuzzer *f);
 
+/* libFuzzer's start-up lines on the instrumented modules of RT, "INFO: Loaded N modules   (M
+ * inline 8-bit counters): ..." and "INFO: Loaded N PC tables (M PCs): ...", from which
+ * ClusterFuzz takes the number of edges and OSS-Fuzz's build check the first module's. Nothing
+ * when no module is instrumented, as libFuzzer. */
+void sift_exec_print_modules(const sift_rt_state *rt);
+
 /* The runtime's table of comparison operands, for the mutator. */
 sift_cmp_table *sift_exec_cmps(sift_fuzzer *f);
 
 /* Executes DATA once, contained; returns what it added to the global coverage. */
-sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size);
+sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_execute);
 
 /* Runs DATA again to learn every feature it owns into OUT (the novelty pass only says whether
  * any is new); a second run also filters out coverage that only happened once. Returns the
  * execution's nanoseconds. */
-uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out);
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out)
+    SIFT_FRAME(sift_exec_features);
 
 #endif

@@ -45,6 +45,16 @@ static const uint8_t *pick_other(void *ctx, size_t *len)
     return e->data;
 }
 
+void sift_fuzzer_dict_error(const sift_dict *d, const char *err)
+{
+    if (d->error_line)
+        fprintf(stderr, "sift: %s (ParseDictionaryFile: error in line %zu)\n", err, d->error_line);
+    else
+        fprintf(stderr, "sift: %s\n", err);
+}
+
+static void final_stats(void *fuzzer);
+
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
     memset(f, 0, sizeof(*f));
@@ -53,7 +63,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     if (opts->dict) {
         char err[512];
         if (sift_dict_load(&f->dict, opts->dict, err, sizeof err) != 0) {
-            fprintf(stderr, "sift: %s\n", err);
+            sift_fuzzer_dict_error(&f->dict, err);
             return -1;
         }
         fprintf(stderr, "Dictionary: %zu entries\n", f->dict.count);
@@ -71,6 +81,11 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
                                : (sift_now_ns() ^ (uint64_t)getpid() << 32) % 4294967291u + 1;
     opts->seed = (long long)seed;
     fprintf(stderr, "INFO: Seed: %llu\n", (unsigned long long)seed);
+    if (opts->verbosity) sift_exec_print_modules(f->exec.rt);
+    if (opts->print_final_stats) {
+        f->fault.final_stats = final_stats;
+        f->fault.final_stats_ctx = f;
+    }
     sift_rng_seed(&f->rng, seed);
     f->mutator = (sift_mutator){
         .rng = &f->rng,
@@ -219,6 +234,14 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
     return p;
 }
 
+/* The fault handlers' hook: the final stats after a fault's report, as libFuzzer prints them
+ * when it dies. Reads only. */
+static void final_stats(void *fuzzer)
+{
+    sift_progress p = progress(fuzzer, sift_now_ns());
+    sift_progress_print_final(&p);
+}
+
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra)
 {
     if (sift_view_active(f->view)) return; /* the live view shows all of it */
@@ -250,6 +273,7 @@ static int by_size(const void *a, const void *b)
 }
 
 /* Reads every seed of the corpus folders; the first folder also receives new inputs. */
+static int load_seeds(sift_fuzzer *f) SIFT_FRAME(load_seeds);
 static int load_seeds(sift_fuzzer *f)
 {
     sift_options *o = f->opts;
@@ -268,7 +292,7 @@ static int load_seeds(sift_fuzzer *f)
     f->out_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t read_max = sift_seed_read_max(o->max_len);
     sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
-    size_t nseeds = 0, largest = 0, failed = 0, cut = 0;
+    size_t nseeds = 0, largest = 0, total = 0, failed = 0, cut = 0;
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
         bool truncated = false;
@@ -282,6 +306,7 @@ static int load_seeds(sift_fuzzer *f)
             continue;
         }
         largest = s->size > largest ? s->size : largest;
+        total += s->size;
         cut += truncated;
         seeds[nseeds++] = s;
     }
@@ -293,15 +318,17 @@ static int load_seeds(sift_fuzzer *f)
     f->max_len = sift_max_len(o->max_len, largest);
     if (!o->max_len)
         fprintf(stderr,
-                "INFO: -max_len is not provided; sift will not generate inputs larger than %zu "
-                "bytes\n",
+                "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
+                "%zu bytes\n",
                 f->max_len);
     qsort(seeds, nseeds, sizeof(sift_entry *), by_size);
     if (o->ninputs == 0 || nseeds == 0)
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
     else
-        fprintf(stderr, "INFO: seed corpus: files: %zu min: %zub max: %zub%s", nseeds,
-                seeds[0]->size, largest, failed ? " (some unreadable, skipped)" : "");
+        fprintf(stderr,
+                "INFO: seed corpus: files: %zu min: %zub max: %zub total: %zub rss: %zuMb%s",
+                nseeds, seeds[0]->size, largest, total, sift_fault_rss_mb(),
+                failed ? " (some unreadable, skipped)" : "");
     if (cut) fprintf(stderr, " (%zu longer than %zu bytes, cut to that)", cut, read_max);
     if (o->ninputs && nseeds) fputc('\n', stderr);
     for (size_t i = 0; i < nseeds; i++) {
@@ -314,7 +341,17 @@ static int load_seeds(sift_fuzzer *f)
         /* Mutation needs something to start from: one newline, as libFuzzer does. */
         static const uint8_t newline = '\n';
         char name[41];
+        /* An instrumented harness covers its own entry on any input: no edge after the empty
+         * input, the seeds and a newline means no instrumentation. libFuzzer's words and exit
+         * code, which OSS-Fuzz's build check and ClusterFuzz's bad_instrumentation match. */
         sift_fuzzer_execute(f, &newline, 1);
+        size_t edges = 0;
+        sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &edges, NULL);
+        if (edges == 0 && o->runs != 0) {
+            fprintf(stderr, "ERROR: no interesting inputs were found. Is the code instrumented "
+                            "for coverage? Exiting.\n");
+            return -1;
+        }
         sift_sha1_hex(&newline, 1, name);
         if (!sift_corpus_add(f->corpus, &newline, 1, NULL, 0, 0, name, f->stats.execs)) return -1;
         sift_corpus_update(f->corpus);
@@ -340,6 +377,7 @@ static void update_len_limit(sift_fuzzer *f)
     }
 }
 
+static size_t mutate_one(sift_fuzzer *f, const sift_entry *e) SIFT_FRAME(mutate_one);
 static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
 {
     size_t size = e->size < f->len_limit ? e->size : f->len_limit;

@@ -59,6 +59,10 @@ struct sift_fuzzer {
     sift_fuzzer_hooks hooks;
 };
 
+/* Prints the error ERR of loading dictionary D in one line; a parse error also in libFuzzer's
+ * words, "ParseDictionaryFile: error in line N", which ClusterFuzz matches. */
+void sift_fuzzer_dict_error(const sift_dict *d, const char *err);
+
 /* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
  * returns -1 on bad user input (a dictionary, say). */
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0);
@@ -66,17 +70,19 @@ void sift_fuzzer_free(sift_fuzzer *f);
 
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
  * output folder when SAVE). Returns whether it was added. */
-bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how);
+bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
+    SIFT_FRAME(sift_fuzzer_try);
 
 /* Takes DATA, a mutant that found nothing new, into the corpus when it is the cheapest input
  * (size, then time) having at least one of its features, as libFuzzer keeps the smallest input
  * per feature (REDUCE); entries left without any such feature are evicted and their files
  * removed. Costs one execution; returns whether it took DATA. */
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size);
+bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_try_reduce);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
-int sift_fuzzer_run(sift_fuzzer *f);
+int sift_fuzzer_run(sift_fuzzer *f) SIFT_FRAME(sift_fuzzer_run);
 
 /* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
 void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra);

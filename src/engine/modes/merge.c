@@ -74,6 +74,7 @@ static void note(int fd, long long index, sift_fuzzer *f)
     if (write(fd, &n, sizeof n) != sizeof n) _exit(1);
 }
 
+static void try_file(sift_fuzzer *f, const char *path, bool save) SIFT_FRAME(try_file);
 static void try_file(sift_fuzzer *f, const char *path, bool save)
 {
     uint8_t *data;
@@ -89,6 +90,8 @@ static void try_file(sift_fuzzer *f, const char *path, bool save)
 }
 
 /* The child: learns the first folder's coverage, then tries inputs from START on. */
+static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t start)
+    SIFT_FRAME(merge_child);
 static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t start)
 {
     size_t nout = 0;

@@ -7,6 +7,6 @@
 /* Adds to the first corpus folder the inputs of the others that bring new coverage, smallest
  * first. An input that crashes or hangs is skipped and the merge goes on. Returns the exit
  * code. */
-int sift_merge(sift_fuzzer *f);
+int sift_merge(sift_fuzzer *f) SIFT_FRAME(sift_merge);
 
 #endif

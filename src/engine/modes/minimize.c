@@ -41,6 +41,8 @@ static void read_summary(const char *path, char *out, size_t cap)
 
 /* Runs DATA once in a child; returns whether it crashed, filling SIG. */
 static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_t size,
+                    crash_sig *sig) SIFT_FRAME(crashes);
+static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_t size,
                     crash_sig *sig)
 {
     int pipefd[2];
@@ -74,6 +76,8 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
 }
 
 static bool same_crash(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_t size,
+                       const crash_sig *want) SIFT_FRAME(same_crash);
+static bool same_crash(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_t size,
                        const crash_sig *want)
 {
     crash_sig got;
@@ -90,6 +94,8 @@ static bool budget_left(sift_fuzzer *f, long long tries, uint64_t start_ns)
 }
 
 /* Removes chunks of halving size while the crash stays the same; returns the new size. */
+static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+                     const crash_sig *want) SIFT_FRAME(shrink);
 static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
                      const crash_sig *want)
 {

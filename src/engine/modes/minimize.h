@@ -7,6 +7,6 @@
 /* Shrinks the crashing input given as the only input file while it keeps crashing the same
  * way (same exit status and sanitizer SUMMARY line), each try in a child process, and writes
  * the result as a minimized-from- artifact (or to -exact_artifact_path). */
-int sift_minimize_crash(sift_fuzzer *f);
+int sift_minimize_crash(sift_fuzzer *f) SIFT_FRAME(sift_minimize_crash);
 
 #endif

@@ -29,6 +29,6 @@ void sift_trace_free(sift_trace *t);
 
 /* The -trace mode of the driver: F's options name the trace file and one input file. Returns
  * the process exit code, after one line on stderr for a usage error. */
-int sift_trace_run(sift_fuzzer *f);
+int sift_trace_run(sift_fuzzer *f) SIFT_FRAME(sift_trace_run);
 
 #endif

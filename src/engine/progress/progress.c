@@ -3,6 +3,7 @@
 #include "engine/progress/progress.h"
 #include "engine/base/clock.h"
 #include "engine/base/files.h"
+#include "engine/contain/report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,10 +86,18 @@ int sift_progress_write_json(const sift_progress *p, const char *path)
 
 void sift_progress_print_final(const sift_progress *p)
 {
-    fprintf(stderr, "stat::number_of_executed_units: %llu\n", (unsigned long long)p->execs);
-    fprintf(stderr, "stat::average_exec_per_sec:     %llu\n", (unsigned long long)p->exec_per_sec);
-    fprintf(stderr, "stat::new_units_added:          %llu\n", (unsigned long long)p->new_units);
-    fprintf(stderr, "stat::slowest_unit_time_sec:    %llu\n",
-            (unsigned long long)(p->slowest_ns / SIFT_SECOND_NS));
-    fprintf(stderr, "stat::peak_rss_mb:              %zu\n", p->rss_mb);
+    static const char *const names[] = {
+        "number_of_executed_units: ", "average_exec_per_sec:     ", "new_units_added:          ",
+        "slowest_unit_time_sec:    ", "peak_rss_mb:              "};
+    const uint64_t values[] = {p->execs, p->exec_per_sec, p->new_units,
+                               p->slowest_ns / SIFT_SECOND_NS, p->rss_mb};
+    sift_report o;
+    o.len = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        sift_report_str(&o, "stat::");
+        sift_report_str(&o, names[i]);
+        sift_report_u64(&o, values[i]);
+        sift_report_str(&o, "\n");
+    }
+    sift_report_flush(&o);
 }

@@ -58,7 +58,8 @@ void sift_progress_line(const sift_progress *p, const char *what, const char *ex
  * and returns -1. */
 int sift_progress_write_json(const sift_progress *p, const char *path);
 
-/* The "stat::" lines libFuzzer prints with -print_final_stats=1. */
+/* The "stat::" lines libFuzzer prints with -print_final_stats=1, at the end of a campaign and
+ * after a fault's report. Async-signal-safe. */
 void sift_progress_print_final(const sift_progress *p);
 
 #endif
