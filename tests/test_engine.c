@@ -242,6 +242,17 @@ static void bad_flags_and_paths_get_one_line(void **state)
     assert_non_null(strstr(proc.out, "-max_total_time"));
 }
 
+/* OSS-Fuzz's run_fuzzer, reproduce and bad_build_check put "--" before the fuzzer's flags. */
+static void double_dash_is_ignored_as_libfuzzer_does(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c && mkdir c && ./calc -- -runs=10 --runs=abc c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: libFuzzer ignores flags that start with '--'\n"));
+    assert_non_null(strstr(proc.err, "WARNING: did you mean '-runs=abc' (single dash)?\n"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
+}
+
 static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
 {
     (void)state;
@@ -524,6 +535,7 @@ int main(void)
         cmocka_unit_test(silenced_target_still_reports_its_crash),
         cmocka_unit_test(sanitizer_only_limits),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
+        cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),

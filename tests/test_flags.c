@@ -290,8 +290,6 @@ static void inputs_and_malformed_arguments(void **state)
         {"-=1", "unknown flag -=1 (see -help=1)"},
         {"-Runs=1", "unknown flag -Runs=1 (see -help=1)"},
         {"-", "-: expected -flag=value or an input"},
-        {"--", "--: expected -flag=value or an input"},
-        {"--runs=1", "--runs=1: flags take one dash (-runs=1)"},
         {"-help", "-help: flags need a value (-help=1)"},
         {"-features", "-features: flags need a value (-features=edges,cmp)"},
     };
@@ -335,6 +333,27 @@ static void status_is_one_of_its_choices(void **state)
     }
     assert_int_equal(parse(&o, err, sizeof(err), 1, "-status"), -1);
     assert_string_equal(err, "-status: flags need a value (-status=auto)");
+}
+
+/* libFuzzer ignores "--" and "--name=value": they are set apart for the driver to mention. */
+static void double_dash_flags_are_set_apart(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    assert_int_equal(
+        parse(&o, err, sizeof(err), 6, "--", "-runs=5", "c", "--runs=9", "--x", "-seed=2"), 0);
+    assert_int_equal(o.runs, 5);
+    assert_int_equal(o.seed, 2);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_int_equal(o.nignored, 3);
+    assert_string_equal(o.ignored[0], "--");
+    assert_string_equal(o.ignored[1], "--runs=9");
+    assert_string_equal(o.ignored[2], "--x");
+    assert_ptr_equal(o.ignored + o.nignored, o.inputs);
+    assert_true(sift_options_is_flag("runs"));
+    assert_false(sift_options_is_flag("run"));
 }
 
 static void any_number_of_inputs_go_last_in_order(void **state)
@@ -458,6 +477,7 @@ int main(void)
         cmocka_unit_test(features),
         cmocka_unit_test(status_is_one_of_its_choices),
         cmocka_unit_test(inputs_and_malformed_arguments),
+        cmocka_unit_test(double_dash_flags_are_set_apart),
         cmocka_unit_test(any_number_of_inputs_go_last_in_order),
         cmocka_unit_test(help_lists_every_flag),
         cmocka_unit_test(docs_match_help),

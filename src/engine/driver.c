@@ -113,6 +113,21 @@ static int check_outputs(const sift_options *o, bool files)
     return 0;
 }
 
+/* Says, in libFuzzer's words, which flags the run goes on without. */
+static void report_ignored(const sift_options *o)
+{
+    bool said = false;
+    for (size_t i = 0; i < o->nignored; i++) {
+        const char *arg = o->ignored[i];
+        if (!said) fprintf(stderr, "INFO: libFuzzer ignores flags that start with '--'\n");
+        said = true;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        if (strchr(arg, '=') && sift_options_is_flag(name))
+            fprintf(stderr, "WARNING: did you mean '%s' (single dash)?\n", arg + 1);
+    }
+}
+
 int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
@@ -127,6 +142,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
+    report_ignored(&opts);
     bool files = false;
     for (size_t i = 0; i < opts.ninputs; i++) {
         int dir = sift_fs_is_dir(opts.inputs[i]);

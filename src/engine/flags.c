@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,18 +250,39 @@ static int inputs_last(int argc, char **argv)
     return nflags;
 }
 
+/* Whether ARG is a flag the run goes on without: libFuzzer ignores every "--" argument, so that
+ * OSS-Fuzz's scripts can end their own options with a lone "--". */
+static bool ignored_flag(const char *arg)
+{
+    return arg[1] == '-';
+}
+
+/* Moves the ignored flags among ARGV[1..END-1] behind the others, each group in its order.
+ * Returns the index of the first ignored one. */
+static int ignored_last(char **argv, int end)
+{
+    int nkept = 1;
+    for (int i = 1; i < end; i++) {
+        if (ignored_flag(argv[i])) continue;
+        char *flag = argv[i];
+        memmove(argv + nkept + 1, argv + nkept, (size_t)(i - nkept) * sizeof(*argv));
+        argv[nkept++] = flag;
+    }
+    return nkept;
+}
+
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return 0;
     int first_input = inputs_last(argc, argv);
     o->inputs = argv + first_input;
     o->ninputs = (size_t)(argc - first_input);
-    for (int i = 1; i < first_input; i++) {
+    int first_ignored = ignored_last(argv, first_input);
+    o->ignored = argv + first_ignored;
+    o->nignored = (size_t)(first_input - first_ignored);
+    for (int i = 1; i < first_ignored; i++) {
         const char *arg = argv[i];
-        if (arg[1] == '-' && arg[2])
-            return fail(err, errlen, "%s: flags take one dash (-%s)", arg, arg + 2);
-        if (!arg[1] || arg[1] == '-')
-            return fail(err, errlen, "%s: expected -flag=value or an input", arg);
+        if (!arg[1]) return fail(err, errlen, "%s: expected -flag=value or an input", arg);
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 1) : strlen(arg + 1);
         const flag *f = find_flag(arg + 1, len);
@@ -278,6 +300,11 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
         if (set_flag(o, f, arg, eq + 1, err, errlen)) return -1;
     }
     return 0;
+}
+
+bool sift_options_is_flag(const char *name)
+{
+    return find_flag(name, strlen(name)) != NULL;
 }
 
 static void format_default(const flag *f, char *buf, size_t len)
