@@ -38,6 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (o.ninputs >= (size_t)argc || o.inputs != argv + argc - o.ninputs) __builtin_trap();
         for (size_t i = 0; i < o.ninputs; i++)
             if (!in(o.inputs[i], buf, size) || o.inputs[i][0] == '-') __builtin_trap();
+        /* Ignored flags are flags, and sit right before the inputs. */
+        if (o.ignored + o.nignored != o.inputs) __builtin_trap();
+        for (size_t i = 0; i < o.nignored; i++)
+            if (!in(o.ignored[i], buf, size) || o.ignored[i][0] != '-') __builtin_trap();
         const char *strings[] = {o.dict, o.artifact_prefix, o.exact_artifact_path, o.stats_file};
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
             if (strings[i] && !in(strings[i], buf, size)) __builtin_trap();

@@ -220,7 +220,6 @@ static void bad_flags_and_paths_get_one_line(void **state)
     static const struct {
         const char *args, *message;
     } cases[] = {
-        {"-no_such_flag=1", "sift: unknown flag -no_such_flag=1"},
         {"-runs=abc", "sift: -runs=abc"},
         {"-features=edges,bogus", "sift: -features=edges,bogus"},
         {"/nonexistent/corpus", "sift: /nonexistent/corpus: No such file or directory"},
@@ -240,6 +239,18 @@ static void bad_flags_and_paths_get_one_line(void **state)
     }
     assert_int_equal(sh("./calc -help=1"), 0);
     assert_non_null(strstr(proc.out, "-max_total_time"));
+}
+
+/* libFuzzer warns about a flag it lacks and runs; a bad value of a flag it has is an error. */
+static void unknown_flags_warn_and_run(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c && mkdir c && ./calc -runs=10 -no_such_flag=1 -entropic=1 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-no_such_flag=1'; use -help=1 "
+                                     "to list all flags\n"));
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-entropic=1'"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
 }
 
 /* OSS-Fuzz's run_fuzzer, reproduce and bad_build_check put "--" before the fuzzer's flags. */
@@ -536,6 +547,7 @@ int main(void)
         cmocka_unit_test(sanitizer_only_limits),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
         cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
+        cmocka_unit_test(unknown_flags_warn_and_run),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),

@@ -113,12 +113,18 @@ static int check_outputs(const sift_options *o, bool files)
     return 0;
 }
 
-/* Says, in libFuzzer's words, which flags the run goes on without. */
+/* Says, in libFuzzer's words, which flags the run goes on without: unknown ones, and those
+ * that start with "--". */
 static void report_ignored(const sift_options *o)
 {
     bool said = false;
     for (size_t i = 0; i < o->nignored; i++) {
         const char *arg = o->ignored[i];
+        if (arg[1] != '-') {
+            fprintf(stderr, "WARNING: unrecognized flag '%s'; use -help=1 to list all flags\n",
+                    arg);
+            continue;
+        }
         if (!said) fprintf(stderr, "INFO: libFuzzer ignores flags that start with '--'\n");
         said = true;
         char name[64];

@@ -250,11 +250,12 @@ static int inputs_last(int argc, char **argv)
     return nflags;
 }
 
-/* Whether ARG is a flag the run goes on without: libFuzzer ignores every "--" argument, so that
- * OSS-Fuzz's scripts can end their own options with a lone "--". */
+/* Whether ARG is a flag the run goes on without, as libFuzzer goes on: one that starts with
+ * "--" (OSS-Fuzz's scripts end their own options with a lone "--"), or one of no known name
+ * (.options files and scripts pass flags that only some libFuzzer versions have). */
 static bool ignored_flag(const char *arg)
 {
-    return arg[1] == '-';
+    return arg[1] == '-' || (arg[1] && !find_flag(arg + 1, strcspn(arg + 1, "=")));
 }
 
 /* Moves the ignored flags among ARGV[1..END-1] behind the others, each group in its order.
@@ -286,7 +287,6 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 1) : strlen(arg + 1);
         const flag *f = find_flag(arg + 1, len);
-        if (!f) return fail(err, errlen, "unknown flag %s (see -help=1)", arg);
         if (!eq) {
             char choice[32];
             choice_name(f->choices ? f->choices : "", 0, choice, sizeof choice);

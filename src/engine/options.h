@@ -46,7 +46,8 @@ typedef struct {
     unsigned features;        /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
     char **inputs;            /* positional arguments (corpus folders or files): the tail of argv */
     size_t ninputs;
-    char **ignored; /* flags the run goes on without ("--name"), just before the inputs in argv */
+    char **ignored; /* flags the run goes on without ("--name", unknown names), just before the
+                       inputs in argv */
     size_t nignored;
 } sift_options;
 
@@ -56,8 +57,9 @@ void sift_options_defaults(sift_options *o);
 /* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value", as in
  * libFuzzer ("-name" alone is an error); anything not starting with '-' is an input, any number
  * of them: ARGV is reordered with the flags first and the inputs last, each group in its order,
- * and O->inputs points into it. Flags that start with "--" are ignored, as libFuzzer ignores
- * them: they go just before the inputs, and O->ignored points at them. On error
+ * and O->inputs points into it. Flags that start with "--" and flags of no known name are
+ * ignored, as libFuzzer ignores them: they go just before the inputs, and O->ignored points at
+ * them. A known flag with a malformed value is an error. On error
  * writes one line naming the flag and the problem into ERR (for the caller to print after
  * "sift: ") and returns -1. */
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
