@@ -277,6 +277,23 @@ static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
     assert_int_equal(count_prefixed("into", ""), 3); /* a, paren and minus, not dup or crash */
 }
 
+/* ClusterFuzz prunes corpora with -merge=1: a hanging input must cost that input only (the
+ * engine's periodic alarm once turned the wait for it into a blocking read), and so must a
+ * crashing one, in the first folder as in the others. */
+static void merge_skips_hanging_and_crashing_inputs(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf into from && mkdir into from && printf S > into/segv && printf H > "
+                "from/hang && printf A > from/abort && printf x > from/x && "
+                "./faults -timeout=1 -merge=1 into from");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: into/segv crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/hang crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/abort crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: 1 new files"));
+    assert_int_equal(count_prefixed("into", ""), 2); /* segv, and x */
+}
+
 static void minimize_crash_shrinks_and_keeps_the_crash(void **state)
 {
     (void)state;
@@ -549,6 +566,7 @@ int main(void)
         cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
         cmocka_unit_test(unknown_flags_warn_and_run),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
+        cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
         cmocka_unit_test(oss_fuzz_style_build),

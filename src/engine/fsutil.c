@@ -4,10 +4,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Deep enough for any real corpus; also bounds the recursion. */
@@ -246,4 +248,24 @@ int sift_fs_is_dir(const char *path)
     struct stat st;
     if (stat(path, &st) != 0) return -1;
     return S_ISDIR(st.st_mode) ? 1 : 0;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sift_fs_wait_readable(int fd, long long timeout_ms)
+{
+    long long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+    for (;;) {
+        long long left = timeout_ms >= 0 ? deadline - now_ms() : -1;
+        if (timeout_ms >= 0 && left < 0) left = 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (ready > 0 || (ready < 0 && errno != EINTR)) return 1;
+        if (ready == 0 && left < INT32_MAX) return 0;
+    }
 }

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +60,9 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
         return false;
     }
     /* The child holds the pipe open while it runs: silence past the timeout is a hang. */
-    struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
     long long timeout = f->opts->timeout;
-    if (poll(&p, 1, timeout > 0 ? (int)(timeout * 1000 + 1000) : -1) == 0) kill(pid, SIGKILL);
+    if (!sift_fs_wait_readable(pipefd[0], timeout > 0 ? timeout * 1000 + 1000 : -1))
+        kill(pid, SIGKILL);
     close(pipefd[0]);
     int status;
     waitpid(pid, &status, 0);
