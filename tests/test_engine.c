@@ -76,9 +76,10 @@ static int build_harnesses(void **state)
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/custom.c -o custom &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv",
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv &&"
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/length.c -o length",
            cc, strstr(SIFT_TEST_SAN, "undefined") ? ",undefined" : "", cc, SIFT_TEST_SAN, cc,
-           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
+           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -308,6 +309,23 @@ static void minimize_crash_shrinks_and_keeps_the_crash(void **state)
     assert_int_not_equal(sh("./calc a/minimized-from-*"), 0);
     assert_int_equal(sh("printf 1 > ok && ./calc -minimize_crash=1 ok"), 1);
     assert_non_null(strstr(proc.err, "does not crash the target"));
+}
+
+/* A crash guarded by a length byte: chunk removal alone stops at 101 bytes, as the length
+ * still says 100; lowering the length byte lets it go down to the 5 bytes the bug needs. */
+static void minimize_crash_lowers_a_length_byte(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf a && mkdir a && { printf '\\144'; head -c 123 /dev/zero | tr '\\0' x; "
+                "} > long && ./length -minimize_crash=1 -runs=2000 -exact_artifact_path=a/min long");
+    assert_int_equal(rc, 0);
+    assert_int_equal(sh("wc -c < long && wc -c < a/min && od -An -tu1 a/min"), 0);
+    char *p;
+    assert_int_equal(strtol(proc.out, &p, 10), 124);
+    assert_int_equal(strtol(p, &p, 10), 5);
+    assert_int_equal(strtol(p, &p, 10), 4); /* the length byte, as low as the bug allows */
+    assert_int_not_equal(sh("./length a/min"), 0);
+    assert_non_null(strstr(proc.err, "SUMMARY: "));
 }
 
 static void custom_mutator_and_initialize_are_used(void **state)
@@ -568,6 +586,7 @@ int main(void)
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
+        cmocka_unit_test(minimize_crash_lowers_a_length_byte),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
         cmocka_unit_test(oss_fuzz_style_build),
         cmocka_unit_test(unwritable_outputs_stop_before_fuzzing),

@@ -1,5 +1,5 @@
-/* Crash minimisation (-minimize_crash=1): remove ever smaller chunks while the crash stays the
- * same. Each try runs in a child process, so a crash costs that try only. */
+/* Crash minimisation (-minimize_crash=1): remove ever smaller chunks and lower bytes while the
+ * crash stays the same. Each try runs in a child process, so a crash costs that try only. */
 #include "engine/minimize.h"
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
@@ -89,13 +89,11 @@ static bool budget_left(sift_fuzzer *f, long long tries, uint64_t start_ns)
 
 /* Removes chunks of halving size while the crash stays the same; returns the new size. */
 static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
-                     const crash_sig *want)
+                     const crash_sig *want, long long *tries, uint64_t start)
 {
     uint8_t *cand = malloc(size ? size : 1);
-    long long tries = 0;
-    uint64_t start = sift_now_ns();
     for (size_t chunk = size / 2 ? size / 2 : 1; cand && chunk >= 1; chunk /= 2) {
-        for (size_t pos = 0; pos < size && size > 1 && budget_left(f, tries, start); tries++) {
+        for (size_t pos = 0; pos < size && size > 1 && budget_left(f, *tries, start); (*tries)++) {
             size_t cut = pos + chunk <= size ? chunk : size - pos;
             memcpy(cand, cur, pos);
             memcpy(cand + pos, cur + pos + cut, size - pos - cut);
@@ -110,6 +108,35 @@ static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size
     }
     free(cand);
     return size;
+}
+
+/* Lowers the bytes from *POS on, one by one, each as far as the crash stays the same: to 0,
+ * else by bisection between the last value that lost the crash and the last that kept it. A
+ * length or count field that chunk removal must keep in step with what follows it shrinks this
+ * way. Stops after the first byte that went down, with *POS after it, so that chunk removal
+ * takes at once the bytes the field no longer covers, before they are tried one by one (each
+ * crashing try costs a crash report). Returns whether a byte went down. */
+static bool lower_bytes(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+                        const crash_sig *want, long long *tries, uint64_t start, size_t *pos)
+{
+    for (; *pos < size; ++*pos) {
+        unsigned orig = cur[*pos], lost = 0, kept = orig;
+        for (unsigned v = 0; v < kept && budget_left(f, *tries, start); (*tries)++) {
+            cur[*pos] = (uint8_t)v;
+            if (same_crash(f, s, cur, size, want))
+                kept = v;
+            else
+                lost = v;
+            cur[*pos] = (uint8_t)kept;
+            v = (lost + kept) / 2;
+            if (v <= lost) break;
+        }
+        if (kept < orig) {
+            ++*pos;
+            return true;
+        }
+    }
+    return false;
 }
 
 int sift_minimize_crash(sift_fuzzer *f)
@@ -144,7 +171,12 @@ int sift_minimize_crash(sift_fuzzer *f)
     } else {
         fprintf(stderr, "CRASH_MIN: minimizing crash input: '%s' (%zu bytes)\n", o->inputs[0],
                 size);
-        size = shrink(f, &s, data, size, &want);
+        long long tries = 0;
+        uint64_t start = sift_now_ns();
+        size_t pos = 0;
+        do
+            size = shrink(f, &s, data, size, &want, &tries, start);
+        while (lower_bytes(f, &s, data, size, &want, &tries, start, &pos));
         char path[PATH_MAX];
         if (sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size, path,
                                 sizeof path) != 0)

@@ -4,7 +4,8 @@
 
 #include "engine/fuzzer.h"
 
-/* Shrinks the crashing input given as the only input file while it keeps crashing the same
+/* Shrinks the crashing input given as the only input file, removing chunks and lowering
+ * bytes (a length field, say), while it keeps crashing the same
  * way (same exit status and sanitizer SUMMARY line), each try in a child process, and writes
  * the result as a minimized-from- artifact (or to -exact_artifact_path). */
 int sift_minimize_crash(sift_fuzzer *f);
