@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (o.ignored + o.nignored != o.inputs) __builtin_trap();
         for (size_t i = 0; i < o.nignored; i++)
             if (!in(o.ignored[i], buf, size) || o.ignored[i][0] != '-') __builtin_trap();
-        const char *strings[] = {o.dict, o.artifact_prefix, o.exact_artifact_path, o.stats_file};
+        const char *strings[] = {o.dict, o.artifact_prefix, o.exact_artifact_path, o.stats_file,
+                                 o.merge_control_file};
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
             if (strings[i] && !in(strings[i], buf, size)) __builtin_trap();
         if (!o.features || (o.features & ~SIFT_DOMAINS_ALL)) __builtin_trap();

@@ -50,6 +50,10 @@ static const struct {
     I(error_exitcode, 77, 0, 255),
     I(timeout_exitcode, 70, 0, 255),
     I(help, 0, 0, 1),
+    I(cleanse_crash, 0, 0, 1),
+    I(reduce_inputs, 1, 0, 1),
+    I(shrink, 0, 0, 1),
+    I(create_missing_dirs, 0, 0, 1),
 #undef I
 };
 
@@ -67,6 +71,7 @@ static const struct {
     {"name", offsetof(sift_options, name), 0},
     {"trace", offsetof(sift_options, trace), 0},
     {"trace_format", offsetof(sift_options, trace_format), 1},
+    {"merge_control_file", offsetof(sift_options, merge_control_file), 0},
 };
 
 #define NINTS    (sizeof(ints) / sizeof(ints[0]))

@@ -57,9 +57,15 @@ static const flag flags[] = {
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),
+    STRING(merge_control_file, 1,
+           "With -merge=1: record the merge's progress in this file, in libFuzzer's format, and "
+           "keep it."),
     BOOL(minimize_crash, 0,
          "If 1, minimize the given crash input. Bound it with -runs or -max_total_time; name the "
          "result with -exact_artifact_path."),
+    BOOL(cleanse_crash, 0,
+         "If 1, replace the bytes of the given crash input that the crash does not need with ' ' "
+         "or 0xff; name the result with -exact_artifact_path."),
     BOOL(use_value_profile, 0,
          "If 1, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
@@ -67,6 +73,10 @@ static const flag flags[] = {
     INT(workers, 0, 0, 1024,
         "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "
         "that saves what they find and replaces those that crash (docs/workers.md)."),
+    BOOL(reduce_inputs, 1,
+         "If 1, take a mutant that is smaller than its parent and has one of its features into "
+         "the corpus in place of the entries it makes redundant (REDUCE)."),
+    BOOL(shrink, 0, "If 1, reduce as -reduce_inputs=1 does, even with -reduce_inputs=0."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
     STRING(artifact_prefix, 0,
@@ -74,6 +84,9 @@ static const flag flags[] = {
            "(default: the current folder)."),
     STRING(exact_artifact_path, 1,
            "Write the single artifact of a failure to this path, overriding -artifact_prefix."),
+    BOOL(create_missing_dirs, 0,
+         "If 1, create the corpus folders and the folders of -artifact_prefix and "
+         "-exact_artifact_path when they do not exist."),
     BOOL(print_final_stats, 0, "If 1, print statistics at exit."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),

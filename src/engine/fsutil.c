@@ -250,6 +250,34 @@ int sift_fs_is_dir(const char *path)
     return S_ISDIR(st.st_mode) ? 1 : 0;
 }
 
+int sift_fs_mkdirs(const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof buf) {
+        snprintf(err, errlen, "cannot create the folder %s: path too long", path);
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    /* Each prefix ending before a slash, then the whole path. */
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create the folder %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        buf[i] = c;
+    }
+    if (sift_fs_is_dir(path) != 1) {
+        snprintf(err, errlen, "cannot create the folder %s: %s", path,
+                 errno ? strerror(errno) : "not a folder");
+        return -1;
+    }
+    return 0;
+}
+
 static long long now_ms(void)
 {
     struct timespec ts;

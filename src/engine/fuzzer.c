@@ -147,6 +147,8 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     uint64_t t0 = f->fault.started_ns;
     f->target(in, size);
     uint64_t end = sift_now_ns();
+    /* The copy shows what libFuzzer's own copy shows: a harness that writes into its input. */
+    if (copy && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);
     sift_fault_end(&f->fault);
     f->exec_end_ns = end;
     uint64_t dt = end - t0;
@@ -507,7 +509,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
         size_t size = mutate_one(f, e);
         bool found = sift_fuzzer_try(f, f->buf, size, true, "NEW");
         /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run. */
-        if (!found && size < e->size && e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
+        if (!found && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size &&
+            e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
             found = sift_fuzzer_try_reduce(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);

@@ -3,6 +3,7 @@
 #include "engine/merge.h"
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
+#include "engine/mcf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,9 @@ typedef struct {
 static int by_size(const void *a, const void *b)
 {
     const sized_path *x = a, *y = b;
-    return (x->size > y->size) - (x->size < y->size);
+    /* Ties by path: the order, and so the merge's result, is the same on every run. */
+    int by = (x->size > y->size) - (x->size < y->size);
+    return by ? by : strcmp(x->path, y->path);
 }
 
 /* Lists the files of DIRS sorted by size, smallest first. */
@@ -90,15 +93,18 @@ static void try_file(sift_fuzzer *f, const char *path, bool save)
 }
 
 /* The child: tries the inputs from START on, the first NOLD (the first folder's) only to learn
- * their coverage. */
+ * their coverage, but those that stopped an earlier merge of the same files (MCF). */
 static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t nold,
-                        size_t start)
+                        size_t start, const sift_mcf *mcf)
 {
     for (size_t i = start; i <= n; i++) {
         if (i == nold) note(fd, -1, f);
         if (i == n) break;
+        if (mcf->failed && mcf->failed[i]) continue;
         note(fd, (long long)i, f);
+        sift_mcf_started(mcf, i, inputs[i].size);
         try_file(f, inputs[i].path, i >= nold);
+        sift_mcf_done(mcf, i);
     }
     note(fd, -2, f);
     _exit(0);
@@ -145,7 +151,8 @@ static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, m
 
 /* Runs the children over INPUTS (the first NOLD from the first folder) until all were tried,
  * skipping each input a child died on. Returns 0, or 1 with a message. */
-static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size_t nold)
+static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size_t nold,
+                        const sift_mcf *mcf)
 {
     merge_note first = {0}, last = {0};
     size_t start = 0, skipped = 0;
@@ -159,7 +166,7 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
         pid_t pid = fork();
         if (pid == 0) {
             close(pipefd[0]);
-            merge_child(f, pipefd[1], inputs, n, nold, start);
+            merge_child(f, pipefd[1], inputs, n, nold, start, mcf);
         }
         close(pipefd[1]);
         last = (merge_note){.index = -3};
@@ -210,10 +217,17 @@ int sift_merge(sift_fuzzer *f)
     /* The mapping outlives the merge: F's snapshot lives in it until sift_fuzzer_free. */
     void *shared;
     int rc = 1;
-    if (all && share_snapshot(f, &shared)) {
+    const char **names = all ? calloc(n + 1, sizeof(*names)) : NULL;
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = inputs[i].path;
+    sift_mcf mcf;
+    if (names && share_snapshot(f, &shared) &&
+        sift_mcf_open(&mcf, o->merge_control_file, names, n, nold) == 0) {
         fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n, nold);
-        rc = run_children(f, inputs, n, nold);
+        rc = run_children(f, inputs, n, nold, &mcf);
+        sift_mcf_close(&mcf);
     }
+    free(names);
     free_sorted(fresh, n);
     free_sorted(inputs, all ? n : nold);
     return rc;

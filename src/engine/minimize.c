@@ -1,5 +1,6 @@
-/* Crash minimisation (-minimize_crash=1): remove ever smaller chunks and lower bytes while the
- * crash stays the same. Each try runs in a child process, so a crash costs that try only. */
+/* Crash minimisation (-minimize_crash=1) and cleansing (-cleanse_crash=1): remove ever smaller
+ * chunks and lower bytes while the crash stays the same. Each try runs in a child process, so a
+ * crash costs that try only. */
 #include "engine/minimize.h"
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
@@ -139,11 +140,43 @@ static bool lower_bytes(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t s
     return false;
 }
 
-int sift_minimize_crash(sift_fuzzer *f)
+/* Replaces each byte with ' ' or 0xff, as libFuzzer's -cleanse_crash does, where the crash
+ * stays the same, in passes until one changes nothing (at most 5): what is left of the input
+ * is what the crash needs, scrubbed of whatever else it carried. */
+static void cleanse(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+                    const crash_sig *want)
+{
+    static const uint8_t replacements[] = {' ', 0xff};
+    long long tries = 0;
+    uint64_t start = sift_now_ns();
+    bool changed = true;
+    for (int pass = 0; changed && pass < 5; pass++) {
+        changed = false;
+        for (size_t pos = 0; pos < size; pos++) {
+            uint8_t orig = cur[pos];
+            if (orig == replacements[0] || orig == replacements[1]) continue;
+            for (size_t r = 0; r < sizeof replacements && budget_left(f, tries, start); r++) {
+                tries++;
+                cur[pos] = replacements[r];
+                if (same_crash(f, s, cur, size, want)) {
+                    fprintf(stderr, "CLEANSE: Replaced byte %zu with 0x%x\n", pos, cur[pos]);
+                    changed = true;
+                    break;
+                }
+                cur[pos] = orig;
+            }
+        }
+    }
+}
+
+/* Reads the one crashing input, runs it once to learn its crash, then minimizes (MINIMIZE) or
+ * cleanses it and writes the result as an artifact. */
+static int rework_crash(sift_fuzzer *f, bool minimize)
 {
     const sift_options *o = f->opts;
+    const char *flag = minimize ? "-minimize_crash=1" : "-cleanse_crash=1";
     if (o->ninputs != 1 || sift_fs_is_dir(o->inputs[0]) != 0) {
-        fprintf(stderr, "sift: -minimize_crash=1 takes exactly one crashing input file\n");
+        fprintf(stderr, "sift: %s takes exactly one crashing input file\n", flag);
         return 1;
     }
     uint8_t *data;
@@ -165,10 +198,12 @@ int sift_minimize_crash(sift_fuzzer *f)
     const char *exact = o->exact_artifact_path;
     crash_sig want;
     int rc = 0;
+    char path[PATH_MAX];
     if (!crashes(f, &s, data, size, &want)) {
-        fprintf(stderr, "sift: %s does not crash the target; nothing to minimize\n", o->inputs[0]);
+        fprintf(stderr, "sift: %s does not crash the target; nothing to %s\n", o->inputs[0],
+                minimize ? "minimize" : "cleanse");
         rc = 1;
-    } else {
+    } else if (minimize) {
         fprintf(stderr, "CRASH_MIN: minimizing crash input: '%s' (%zu bytes)\n", o->inputs[0],
                 size);
         long long tries = 0;
@@ -177,17 +212,35 @@ int sift_minimize_crash(sift_fuzzer *f)
         do
             size = shrink(f, &s, data, size, &want, &tries, start);
         while (lower_bytes(f, &s, data, size, &want, &tries, start, &pos));
-        char path[PATH_MAX];
         if (sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size, path,
                                 sizeof path) != 0)
             rc = 1;
         else
             fprintf(stderr, "CRASH_MIN: failed to minimize beyond %s (%zu bytes), exiting\n", path,
                     size);
+    } else {
+        fprintf(stderr, "CLEANSE_CRASH: cleansing crash input: '%s' (%zu bytes)\n", o->inputs[0],
+                size);
+        cleanse(f, &s, data, size, &want);
+        if (sift_artifact_write(o->artifact_prefix, exact, "cleansed-from", data, size, path,
+                                sizeof path) != 0)
+            rc = 1;
+        else
+            fprintf(stderr, "CLEANSE_CRASH: cleansed input written to %s\n", path);
     }
     unlink(s.errlog);
     unlink(s.artifact);
     rmdir(s.dir);
     free(data);
     return rc;
+}
+
+int sift_minimize_crash(sift_fuzzer *f)
+{
+    return rework_crash(f, true);
+}
+
+int sift_cleanse_crash(sift_fuzzer *f)
+{
+    return rework_crash(f, false);
 }

@@ -22,6 +22,9 @@ typedef struct {
     long long max_total_time;  /* -max_total_time: seconds, 0 = no limit */
     long long minimize_crash;  /* -minimize_crash */
     long long merge;           /* -merge */
+    long long cleanse_crash;   /* -cleanse_crash */
+    long long reduce_inputs, shrink;
+    long long create_missing_dirs;
     long long print_final_stats;
     long long only_ascii;
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
@@ -38,13 +41,14 @@ typedef struct {
     const char *artifact_prefix;
     const char *exact_artifact_path;
     const char *stats_file;
-    const char *out;          /* -out: AFL++-layout output folder of a -workers campaign */
-    const char *sync_dir;     /* -sync_dir: folder shared with other instances */
-    const char *name;         /* -name: this instance's folder in -sync_dir */
-    const char *trace;        /* -trace: file for the records of one input ("-": stderr) */
-    const char *trace_format; /* -trace_format: text or json; NULL: from -trace's suffix */
-    unsigned features;        /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
-    char **inputs;            /* positional arguments (corpus folders or files): the tail of argv */
+    const char *merge_control_file; /* -merge_control_file: the merge's progress record */
+    const char *out;                /* -out: AFL++-layout output folder of a -workers campaign */
+    const char *sync_dir;           /* -sync_dir: folder shared with other instances */
+    const char *name;               /* -name: this instance's folder in -sync_dir */
+    const char *trace;              /* -trace: file for the records of one input ("-": stderr) */
+    const char *trace_format;       /* -trace_format: text or json; NULL: from -trace's suffix */
+    unsigned features;              /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
+    char **inputs; /* positional arguments (corpus folders or files): the tail of argv */
     size_t ninputs;
     char **ignored; /* flags the run goes on without ("--name", unknown names), just before the
                        inputs in argv */
