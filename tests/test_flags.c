@@ -9,6 +9,7 @@
 #include "sift/covmap.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,9 @@ static const struct {
     I(reduce_inputs, 1, 0, 1),
     I(shrink, 0, 0, 1),
     I(create_missing_dirs, 0, 0, 1),
+    I(ignore_crashes, 0, 0, 1),
+    I(ignore_timeouts, 1, 0, 1),
+    I(ignore_ooms, 1, 0, 1),
 #undef I
 };
 

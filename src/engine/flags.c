@@ -77,6 +77,14 @@ static const flag flags[] = {
          "If 1, take a mutant that is smaller than its parent and has one of its features into "
          "the corpus in place of the entries it makes redundant (REDUCE)."),
     BOOL(shrink, 0, "If 1, reduce as -reduce_inputs=1 does, even with -reduce_inputs=0."),
+    BOOL(ignore_crashes, 0,
+         "With -fork, -jobs or -workers: if 1, go on after a crash, reporting each distinct one "
+         "once; if 0, the campaign ends at the first crash."),
+    BOOL(ignore_timeouts, 1,
+         "With -fork, -jobs or -workers: if 1, go on after a timeout; if 0, end at the first."),
+    BOOL(ignore_ooms, 1,
+         "With -fork, -jobs or -workers: if 1, go on after an out-of-memory; if 0, end at the "
+         "first."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
     STRING(artifact_prefix, 0,

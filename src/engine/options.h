@@ -25,6 +25,7 @@ typedef struct {
     long long cleanse_crash;   /* -cleanse_crash */
     long long reduce_inputs, shrink;
     long long create_missing_dirs;
+    long long ignore_crashes, ignore_timeouts, ignore_ooms; /* of -workers campaigns */
     long long print_final_stats;
     long long only_ascii;
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
