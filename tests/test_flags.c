@@ -488,6 +488,37 @@ static void docs_match_help(void **state)
     free(doc);
 }
 
+/* docs/flags.md's table of libFuzzer's flags agrees with the flag table: a flag marked ignored
+ * is one that sift warns about, and one marked same or different is one it has. */
+static void docs_libfuzzer_table_matches_the_flags(void **state)
+{
+    (void)state;
+    FILE *f = fopen(SIFT_SOURCE_DIR "/docs/flags.md", "r");
+    if (!f) fail_msg("cannot open %s", SIFT_SOURCE_DIR "/docs/flags.md");
+    char line[2048];
+    bool in_table = false;
+    size_t rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "## ", 3)) in_table = !strcmp(line, "## libFuzzer's flags\n");
+        if (!in_table || strncmp(line, "| `-", 4) != 0) continue;
+        const char *what = strstr(line, " | ");
+        assert_non_null(what);
+        bool ignored = !strncmp(what + 3, "ignored", 7);
+        if (!ignored && strncmp(what + 3, "same", 4) && strncmp(what + 3, "different", 9))
+            fail_msg("docs/flags.md: no verdict in %s", line);
+        /* Every `-name` before the verdict: a row may name several flags. */
+        for (const char *p = line; (p = strstr(p, "`-")) && p < what; p++) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 2, "`"), p + 2);
+            if (sift_options_is_flag(name) == ignored)
+                fail_msg("docs/flags.md says -%s is %s", name, ignored ? "ignored" : "known");
+            rows++;
+        }
+    }
+    (void)fclose(f);
+    assert_int_equal(rows, 86); /* all of FuzzerFlags.def */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +535,7 @@ int main(void)
         cmocka_unit_test(any_number_of_inputs_go_last_in_order),
         cmocka_unit_test(help_lists_every_flag),
         cmocka_unit_test(docs_match_help),
+        cmocka_unit_test(docs_libfuzzer_table_matches_the_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
