@@ -504,7 +504,7 @@ static void docs_libfuzzer_table_matches_the_flags(void **state)
         const char *what = strstr(line, " | ");
         assert_non_null(what);
         bool ignored = !strncmp(what + 3, "ignored", 7);
-        if (!ignored && strncmp(what + 3, "same", 4) && strncmp(what + 3, "different", 9))
+        if (!ignored && strncmp(what + 3, "same", 4) != 0 && strncmp(what + 3, "different", 9) != 0)
             fail_msg("docs/flags.md: no verdict in %s", line);
         /* Every `-name` before the verdict: a row may name several flags. */
         for (const char *p = line; (p = strstr(p, "`-")) && p < what; p++) {

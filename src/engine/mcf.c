@@ -11,13 +11,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The number that LINE holds after WORD (digits, then a space or the end of the line). */
+static bool number_after(const char *line, const char *word, size_t *out)
+{
+    size_t len = strlen(word);
+    if (strncmp(line, word, len) != 0 || line[len] < '0' || line[len] > '9') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(line + len, &end, 10);
+    if (errno || (*end != ' ' && *end != '\n' && *end != 0)) return false;
+    *out = (size_t)v;
+    return true;
+}
+
 /* Whether IN starts with the header of NAMES; leaves IN after it. */
 static bool same_header(FILE *in, const char *const *names, size_t n, size_t nold)
 {
-    size_t got_n, got_old;
-    if (fscanf(in, "%zu\n%zu\n", &got_n, &got_old) != 2 || got_n != n || got_old != nold)
-        return false;
     char line[4200];
+    size_t got_n, got_old;
+    if (!fgets(line, sizeof line, in) || !number_after(line, "", &got_n) || got_n != n ||
+        !fgets(line, sizeof line, in) || !number_after(line, "", &got_old) || got_old != nold)
+        return false;
     for (size_t i = 0; i < n; i++) {
         if (!fgets(line, sizeof line, in)) return false;
         line[strcspn(line, "\n")] = 0;
@@ -32,8 +46,8 @@ static void read_progress(FILE *in, bool *failed, size_t n)
     char line[256];
     while (fgets(line, sizeof line, in)) {
         size_t i;
-        if (sscanf(line, "STARTED %zu", &i) == 1 && i < n) failed[i] = true;
-        if (sscanf(line, "FT %zu", &i) == 1 && i < n) failed[i] = false;
+        if (number_after(line, "STARTED ", &i) && i < n) failed[i] = true;
+        if (number_after(line, "FT ", &i) && i < n) failed[i] = false;
     }
 }
 
