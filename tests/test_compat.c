@@ -27,9 +27,10 @@ static int build_harnesses(void **state)
     if (sh("%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
            "%s -fsanitize=fuzzer,address%s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o "
            "faults_asan &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc",
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc &&"
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/peer.c -o peer",
            cc, SIFT_TEST_SAN, cc, strstr(SIFT_TEST_SAN, "undefined") ? ",undefined" : "", cc,
-           SIFT_TEST_SAN) != 0) {
+           SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -91,6 +92,19 @@ static void reduce_inputs_and_shrink(void **state)
     assert_int_equal(counts[2], counts[0]);
 }
 
+/* -reload=1 (libFuzzer's default) takes in, about once a second, the inputs another process
+ * saved into the corpus folder; here the harness plays that process. -reload=0 does not. */
+static void reload_takes_in_what_others_saved(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=4 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "\tRELOAD cov: "));
+    rc = sh("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=3 -reload=0 c");
+    assert_int_equal(rc, 0);
+    assert_null(strstr(proc.err, "RELOAD"));
+}
+
 /* ClusterFuzz's two-step merge passes -merge_control_file; a merge started again over the same
  * files skips the inputs that stopped the last one. */
 static void merge_control_file_records_and_resumes(void **state)
@@ -131,6 +145,7 @@ int main(void)
         cmocka_unit_test(cleanse_crash_scrubs_what_the_crash_does_not_need),
         cmocka_unit_test(create_missing_dirs_makes_the_folders),
         cmocka_unit_test(reduce_inputs_and_shrink),
+        cmocka_unit_test(reload_takes_in_what_others_saved),
         cmocka_unit_test(merge_control_file_records_and_resumes),
         cmocka_unit_test(overwritten_input_is_reported),
     };

@@ -55,6 +55,7 @@ static const struct {
     I(reduce_inputs, 1, 0, 1),
     I(shrink, 0, 0, 1),
     I(create_missing_dirs, 0, 0, 1),
+    I(reload, 1, 0, INT_MAX),
     I(ignore_crashes, 0, 0, 1),
     I(ignore_timeouts, 1, 0, 1),
     I(ignore_ooms, 1, 0, 1),

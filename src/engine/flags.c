@@ -77,6 +77,9 @@ static const flag flags[] = {
          "If 1, take a mutant that is smaller than its parent and has one of its features into "
          "the corpus in place of the entries it makes redundant (REDUCE)."),
     BOOL(shrink, 0, "If 1, reduce as -reduce_inputs=1 does, even with -reduce_inputs=0."),
+    INT(reload, 1, 0, INT_MAX,
+        "Read the first corpus folder again every N seconds and take in what other processes "
+        "saved there (0: never)."),
     BOOL(ignore_crashes, 0,
          "With -fork, -jobs or -workers: if 1, go on after a crash, reporting each distinct one "
          "once; if 0, the campaign ends at the first crash."),

@@ -2,6 +2,7 @@
 #include "engine/fuzzer.h"
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
+#include "engine/reload.h"
 #include "engine/stats.h"
 #include "engine/view.h"
 #include "rt/values.h"
@@ -501,7 +502,10 @@ int sift_fuzzer_run(sift_fuzzer *f)
     int rc = 0;
     uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + 1000000000ull;
     if (f->opts->stats_file && sift_stats_write(f, f->opts->stats_file) != 0) rc = 1;
+    sift_reload reload;
+    sift_reload_start(&reload, f);
     while (rc == 0 && !out_of_budget(f)) {
+        sift_reload_poll(&reload, f);
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
         if (!e) break;
         e->times_chosen++;
@@ -531,6 +535,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             }
         }
     }
+    sift_reload_free(&reload);
     sift_fuzzer_status(f, "DONE", NULL);
     if (view) {
         /* SIGINT's handler wrote its line below the view. */

@@ -25,6 +25,7 @@ typedef struct {
     long long cleanse_crash;   /* -cleanse_crash */
     long long reduce_inputs, shrink;
     long long create_missing_dirs;
+    long long reload; /* -reload: seconds between reads of the corpus folder, 0 = never */
     long long ignore_crashes, ignore_timeouts, ignore_ooms; /* of -workers campaigns */
     long long print_final_stats;
     long long only_ascii;
