@@ -56,6 +56,7 @@ static const struct {
     I(shrink, 0, 0, 1),
     I(create_missing_dirs, 0, 0, 1),
     I(reload, 1, 0, INT_MAX),
+    I(ignore_remaining_args, 0, 0, 1),
     I(ignore_crashes, 0, 0, 1),
     I(ignore_timeouts, 1, 0, 1),
     I(ignore_ooms, 1, 0, 1),
@@ -136,7 +137,9 @@ static void integers_accept_their_range(void **state)
             if (parse(&o, err, sizeof(err), 1, arg)) fail_msg("%s refused: %s", arg, err);
             assert_int_equal(int_field(&o, i), good[k]);
         }
-        /* The last of repeated flags wins, as in libFuzzer. */
+        /* The last of repeated flags wins, as in libFuzzer; nothing after
+         * -ignore_remaining_args=1 is read, itself included. */
+        if (!strcmp(ints[i].name, "ignore_remaining_args")) continue;
         char first[128];
         snprintf(first, sizeof(first), "-%s=%lld", ints[i].name, ints[i].max);
         snprintf(arg, sizeof(arg), "-%s=%lld", ints[i].name, ints[i].min);
@@ -379,6 +382,24 @@ static void unknown_flags_are_set_apart(void **state)
     assert_string_equal(err, "-runs=x: expected an integer from -1 to 9223372036854775807");
 }
 
+/* After -ignore_remaining_args=1 the arguments are the harness's: neither flags nor inputs,
+ * and left where they are. */
+static void remaining_args_can_be_left_to_the_harness(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    char *argv[] = {"fuzzer", "c", "-ignore_remaining_args=1", "-runs=x", "own", "--x", NULL};
+    sift_options_defaults(&o);
+    assert_int_equal(sift_options_parse(&o, 6, argv, err, sizeof err), 0);
+    assert_int_equal(o.ignore_remaining_args, 1);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_int_equal(o.nignored, 0);
+    assert_string_equal(argv[3], "-runs=x");
+    assert_string_equal(argv[4], "own");
+}
+
 static void any_number_of_inputs_go_last_in_order(void **state)
 {
     (void)state;
@@ -533,6 +554,7 @@ int main(void)
         cmocka_unit_test(inputs_and_malformed_arguments),
         cmocka_unit_test(double_dash_flags_are_set_apart),
         cmocka_unit_test(unknown_flags_are_set_apart),
+        cmocka_unit_test(remaining_args_can_be_left_to_the_harness),
         cmocka_unit_test(any_number_of_inputs_go_last_in_order),
         cmocka_unit_test(help_lists_every_flag),
         cmocka_unit_test(docs_match_help),

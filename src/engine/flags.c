@@ -98,6 +98,9 @@ static const flag flags[] = {
     BOOL(create_missing_dirs, 0,
          "If 1, create the corpus folders and the folders of -artifact_prefix and "
          "-exact_artifact_path when they do not exist."),
+    BOOL(ignore_remaining_args, 0,
+         "If 1, read no argument after this one: they are the harness's own, for "
+         "LLVMFuzzerInitialize."),
     BOOL(print_final_stats, 0, "If 1, print statistics at exit."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),
@@ -299,6 +302,9 @@ static int ignored_last(char **argv, int end)
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return 0;
+    /* What follows is the harness's own (LLVMFuzzerInitialize reads it), as in libFuzzer. */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-ignore_remaining_args=1")) argc = i + 1;
     int first_input = inputs_last(argc, argv);
     o->inputs = argv + first_input;
     o->ninputs = (size_t)(argc - first_input);

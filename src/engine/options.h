@@ -25,6 +25,7 @@ typedef struct {
     long long cleanse_crash;   /* -cleanse_crash */
     long long reduce_inputs, shrink;
     long long create_missing_dirs;
+    long long ignore_remaining_args;
     long long reload; /* -reload: seconds between reads of the corpus folder, 0 = never */
     long long ignore_crashes, ignore_timeouts, ignore_ooms; /* of -workers campaigns */
     long long print_final_stats;
@@ -65,7 +66,8 @@ void sift_options_defaults(sift_options *o);
  * of them: ARGV is reordered with the flags first and the inputs last, each group in its order,
  * and O->inputs points into it. Flags that start with "--" and flags of no known name are
  * ignored, as libFuzzer ignores them: they go just before the inputs, and O->ignored points at
- * them. A known flag with a malformed value is an error. On error
+ * them. A known flag with a malformed value is an error. Nothing after
+ * "-ignore_remaining_args=1" is read, nor moved. On error
  * writes one line naming the flag and the problem into ERR (for the caller to print after
  * "sift: ") and returns -1. */
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
