@@ -72,7 +72,8 @@ static const flag flags[] = {
     INT(jobs, 0, 0, INT_MAX, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
         "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "
-        "that saves what they find and replaces those that crash (docs/workers.md)."),
+        "that saves what they find; the first crash ends it unless -ignore_crashes=1 "
+        "(docs/workers.md)."),
     BOOL(reduce_inputs, 1,
          "If 1, take a mutant that is smaller than its parent and has one of its features into "
          "the corpus in place of the entries it makes redundant (REDUCE)."),
