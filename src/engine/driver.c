@@ -122,8 +122,11 @@ static int create_missing_dirs(const sift_options *o)
     const char *paths[] = {o->artifact_prefix, o->exact_artifact_path};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (!paths[i] || !*paths[i]) continue;
-        if (!sift_fs_folder_of(paths[i], folder, sizeof folder) ||
-            sift_fs_mkdirs(folder, err, sizeof err) != 0) {
+        if (!sift_fs_folder_of(paths[i], folder, sizeof folder)) {
+            fprintf(stderr, "sift: %s: path too long\n", paths[i]);
+            return -1;
+        }
+        if (sift_fs_mkdirs(folder, err, sizeof err) != 0) {
             fprintf(stderr, "sift: %s\n", err);
             return -1;
         }
