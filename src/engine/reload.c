@@ -1,5 +1,5 @@
 /* Reloading the corpus folder: a sorted list of the paths seen, so that each file is run once,
- * whoever wrote it (this process's own finds too: one execution each). */
+ * and not at all when it is a corpus entry already. */
 #include "engine/reload.h"
 #include "engine/fsutil.h"
 
@@ -52,9 +52,13 @@ void sift_reload_start(sift_reload *r, sift_fuzzer *f)
     sift_pathlist_free(&list);
 }
 
-/* Runs the file PATH; whether it was taken into the corpus. */
+/* Runs the file PATH; whether it was taken into the corpus. A file named as a corpus entry is
+ * that entry (this process's own find, saved by its SHA-1): it is not run again, so that a
+ * seeded run spends the same executions on the same inputs however long it takes. */
 static bool run_file(sift_fuzzer *f, const char *path)
 {
+    const char *slash = strrchr(path, '/');
+    if (sift_corpus_find(f->corpus, slash ? slash + 1 : path) >= 0) return false;
     uint8_t *data;
     size_t size;
     char err[4352];
