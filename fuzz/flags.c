@@ -35,10 +35,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != 0 && rc != -1) __builtin_trap();
     if (rc == -1 && (!memchr(err, '\0', sizeof err) || !err[0])) __builtin_trap();
     if (rc == 0) {
-        if (o.ninputs >= (size_t)argc || o.inputs != argv + argc - o.ninputs) __builtin_trap();
+        if (o.ninputs >= (size_t)argc || o.inputs < argv + 1 || o.inputs + o.ninputs > argv + argc)
+            __builtin_trap();
+        /* Only -ignore_remaining_args=1 leaves arguments after the inputs. */
+        if (!o.ignore_remaining_args && o.inputs != argv + argc - o.ninputs) __builtin_trap();
         for (size_t i = 0; i < o.ninputs; i++)
             if (!in(o.inputs[i], buf, size) || o.inputs[i][0] == '-') __builtin_trap();
-        const char *strings[] = {o.dict, o.artifact_prefix, o.exact_artifact_path, o.stats_file};
+        /* Ignored flags are flags, and sit right before the inputs. */
+        if (o.ignored + o.nignored != o.inputs) __builtin_trap();
+        for (size_t i = 0; i < o.nignored; i++)
+            if (!in(o.ignored[i], buf, size) || o.ignored[i][0] != '-') __builtin_trap();
+        const char *strings[] = {o.dict, o.artifact_prefix, o.exact_artifact_path, o.stats_file,
+                                 o.merge_control_file};
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
             if (strings[i] && !in(strings[i], buf, size)) __builtin_trap();
         if (!o.features || (o.features & ~SIFT_DOMAINS_ALL)) __builtin_trap();

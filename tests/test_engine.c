@@ -57,7 +57,8 @@ static int build_harnesses(void **state)
         sift_test_build(dir, "faults", "tests/fixtures/faults.c", "") ||
         sift_test_build(dir, "custom", "tests/fixtures/custom.c", "") ||
         sift_test_build(dir, "calc", "examples/calc.c", "") ||
-        sift_test_build(dir, "tlv", "examples/tlv.c", ""))
+        sift_test_build(dir, "tlv", "examples/tlv.c", "") ||
+        sift_test_build(dir, "length", "tests/fixtures/length.c", ""))
         return -1;
     return 0;
 }
@@ -67,14 +68,14 @@ static int build_harnesses(void **state)
 static void slow_inputs_become_slow_unit_artifacts(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf W >c/w && "
+    int rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf Z >c/z && "
                           "./faults -seed=1 -runs=3 -report_slow_units=1 -artifact_prefix=a/ c");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Slowest unit: 1 s:\n"));
     assert_non_null(strstr(proc.err, "Test unit written to a/slow-unit-"
-                                     "e2415cb7f63df0c9de23362326ad3c37a9adfc96"));
+                                     "909f99a779adb66a76fc53ab56c7dd1caf35d0fd"));
     assert_int_equal(entries("a", "slow-unit-*"), 1);
-    rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf W >c/w && ./faults -seed=1 -runs=3 "
+    rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf Z >c/z && ./faults -seed=1 -runs=3 "
                       "-artifact_prefix=a/ c");
     assert_int_equal(rc, 0);
     assert_null(strstr(proc.err, "Slowest unit"));
@@ -253,7 +254,6 @@ static void bad_flags_and_paths_get_one_line(void **state)
     static const struct {
         const char *args, *message;
     } cases[] = {
-        {"-no_such_flag=1", "sift: unknown flag -no_such_flag=1"},
         {"-runs=abc", "sift: -runs=abc"},
         {"-features=edges,bogus", "sift: -features=edges,bogus"},
         {"/nonexistent/corpus", "sift: /nonexistent/corpus: No such file or directory"},
@@ -276,6 +276,29 @@ static void bad_flags_and_paths_get_one_line(void **state)
     assert_non_null(strstr(proc.out, "-max_total_time"));
 }
 
+/* libFuzzer warns about a flag it lacks and runs; a bad value of a flag it has is an error. */
+static void unknown_flags_warn_and_run(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -runs=10 -no_such_flag=1 -entropic=1 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-no_such_flag=1'; use -help=1 "
+                                     "to list all flags\n"));
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-entropic=1'"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
+}
+
+/* OSS-Fuzz's run_fuzzer, reproduce and bad_build_check put "--" before the fuzzer's flags. */
+static void double_dash_is_ignored_as_libfuzzer_does(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -- -runs=10 --runs=abc c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: libFuzzer ignores flags that start with '--'\n"));
+    assert_non_null(strstr(proc.err, "WARNING: did you mean '-runs=abc' (single dash)?\n"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
+}
+
 static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
 {
     (void)state;
@@ -287,6 +310,24 @@ static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
     assert_non_null(strstr(proc.err, "MERGE-OUTER: "));
     assert_non_null(strstr(proc.err, "crashed or hung the target; skipping it"));
     assert_int_equal(entries("into", "[!.]*"), 3); /* a, paren and minus, not dup or crash */
+}
+
+/* ClusterFuzz prunes corpora with -merge=1: a hanging input must cost that input only (the
+ * engine's periodic alarm once turned the wait for it into a blocking read), and so must a
+ * crashing one, in the first folder as in the others. */
+static void merge_skips_hanging_and_crashing_inputs(void **state)
+{
+    (void)state;
+    int rc =
+        SIFT_TEST_SH("rm -rf into from && mkdir into from && printf S > into/segv && printf H > "
+                     "from/hang && printf A > from/abort && printf x > from/x && "
+                     "./faults -timeout=1 -merge=1 into from");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: into/segv crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/hang crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/abort crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: 1 new files"));
+    assert_int_equal(entries("into", "[!.]*"), 2); /* segv, and x */
 }
 
 static void minimize_crash_shrinks_and_keeps_the_crash(void **state)
@@ -303,6 +344,24 @@ static void minimize_crash_shrinks_and_keeps_the_crash(void **state)
     assert_int_not_equal(SIFT_TEST_SH("./calc a/minimized-from-*"), 0);
     assert_int_equal(SIFT_TEST_SH("printf 1 > ok && ./calc -minimize_crash=1 ok"), 1);
     assert_non_null(strstr(proc.err, "does not crash the target"));
+}
+
+/* A crash guarded by a length byte: chunk removal alone stops at 101 bytes, as the length
+ * still says 100; lowering the length byte lets it go down to the 5 bytes the bug needs. */
+static void minimize_crash_lowers_a_length_byte(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH(
+        "rm -rf a && mkdir a && { printf '\\144'; head -c 123 /dev/zero | tr '\\0' x; "
+        "} > long && ./length -minimize_crash=1 -runs=2000 -exact_artifact_path=a/min long");
+    assert_int_equal(rc, 0);
+    assert_int_equal(SIFT_TEST_SH("wc -c < long && wc -c < a/min && od -An -tu1 a/min"), 0);
+    char *p;
+    assert_int_equal(strtol(proc.out, &p, 10), 124);
+    assert_int_equal(strtol(p, &p, 10), 5);
+    assert_int_equal(strtol(p, &p, 10), 4); /* the length byte, as low as the bug allows */
+    assert_int_not_equal(SIFT_TEST_SH("./length a/min"), 0);
+    assert_non_null(strstr(proc.err, "SUMMARY: "));
 }
 
 static void custom_mutator_and_initialize_are_used(void **state)
@@ -567,8 +626,12 @@ int main(void)
         cmocka_unit_test(silenced_target_still_reports_its_crash),
         cmocka_unit_test(sanitizer_only_limits),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
+        cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
+        cmocka_unit_test(unknown_flags_warn_and_run),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
+        cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
+        cmocka_unit_test(minimize_crash_lowers_a_length_byte),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
         cmocka_unit_test(oss_fuzz_style_build),
         cmocka_unit_test(unwritable_outputs_stop_before_fuzzing),

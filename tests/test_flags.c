@@ -9,6 +9,7 @@
 #include "sift/covmap.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,15 @@ static const struct {
     I(error_exitcode, 77, 0, 255),
     I(timeout_exitcode, 70, 0, 255),
     I(help, 0, 0, 1),
+    I(cleanse_crash, 0, 0, 1),
+    I(reduce_inputs, 1, 0, 1),
+    I(shrink, 0, 0, 1),
+    I(create_missing_dirs, 0, 0, 1),
+    I(reload, 1, 0, INT_MAX),
+    I(ignore_remaining_args, 0, 0, 1),
+    I(ignore_crashes, 0, 0, 1),
+    I(ignore_timeouts, 1, 0, 1),
+    I(ignore_ooms, 1, 0, 1),
 #undef I
 };
 
@@ -68,6 +78,7 @@ static const struct {
     {"name", offsetof(sift_options, name), 0},
     {"trace", offsetof(sift_options, trace), 0},
     {"trace_format", offsetof(sift_options, trace_format), 1},
+    {"merge_control_file", offsetof(sift_options, merge_control_file), 0},
 };
 
 #define NINTS    (sizeof(ints) / sizeof(ints[0]))
@@ -127,7 +138,9 @@ static void integers_accept_their_range(void **state)
             if (parse(&o, err, sizeof(err), 1, arg)) fail_msg("%s refused: %s", arg, err);
             assert_int_equal(int_field(&o, i), good[k]);
         }
-        /* The last of repeated flags wins, as in libFuzzer. */
+        /* The last of repeated flags wins, as in libFuzzer; nothing after
+         * -ignore_remaining_args=1 is read, itself included. */
+        if (!strcmp(ints[i].name, "ignore_remaining_args")) continue;
         char first[128];
         snprintf(first, sizeof(first), "-%s=%lld", ints[i].name, ints[i].max);
         snprintf(arg, sizeof(arg), "-%s=%lld", ints[i].name, ints[i].min);
@@ -284,15 +297,7 @@ static void inputs_and_malformed_arguments(void **state)
     static const struct {
         const char *arg, *err;
     } bad[] = {
-        {"-foo=1", "unknown flag -foo=1 (see -help=1)"},
-        {"-foo", "unknown flag -foo (see -help=1)"},
-        {"-runsx=1", "unknown flag -runsx=1 (see -help=1)"},
-        {"-run=1", "unknown flag -run=1 (see -help=1)"},
-        {"-=1", "unknown flag -=1 (see -help=1)"},
-        {"-Runs=1", "unknown flag -Runs=1 (see -help=1)"},
         {"-", "-: expected -flag=value or an input"},
-        {"--", "--: expected -flag=value or an input"},
-        {"--runs=1", "--runs=1: flags take one dash (-runs=1)"},
         {"-help", "-help: flags need a value (-help=1)"},
         {"-features", "-features: flags need a value (-features=edges,cmp)"},
     };
@@ -302,9 +307,9 @@ static void inputs_and_malformed_arguments(void **state)
     }
     /* A short buffer gets a truncated line, and no buffer at all is allowed. */
     char small[8];
-    assert_int_equal(parse(&o, small, sizeof(small), 1, "-foo=1"), -1);
-    assert_string_equal(small, "unknown");
-    char *argv[] = {"fuzzer", "-foo=1", NULL};
+    assert_int_equal(parse(&o, small, sizeof(small), 1, "-runs=abc"), -1);
+    assert_string_equal(small, "-runs=a");
+    char *argv[] = {"fuzzer", "-runs=abc", NULL};
     assert_int_equal(sift_options_parse(&o, 2, argv, NULL, 0), -1);
     assert_int_equal(sift_options_parse(&o, 0, argv, NULL, 0), 0);
 }
@@ -336,6 +341,64 @@ static void status_is_one_of_its_choices(void **state)
     }
     assert_int_equal(parse(&o, err, sizeof(err), 1, "-status"), -1);
     assert_string_equal(err, "-status: flags need a value (-status=auto)");
+}
+
+/* libFuzzer ignores "--" and "--name=value": they are set apart for the driver to mention. */
+static void double_dash_flags_are_set_apart(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    assert_int_equal(
+        parse(&o, err, sizeof(err), 6, "--", "-runs=5", "c", "--runs=9", "--x", "-seed=2"), 0);
+    assert_int_equal(o.runs, 5);
+    assert_int_equal(o.seed, 2);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_int_equal(o.nignored, 3);
+    assert_string_equal(o.ignored[0], "--");
+    assert_string_equal(o.ignored[1], "--runs=9");
+    assert_string_equal(o.ignored[2], "--x");
+    assert_ptr_equal(o.ignored + o.nignored, o.inputs);
+    assert_true(sift_options_is_flag("runs"));
+    assert_false(sift_options_is_flag("run"));
+}
+
+/* libFuzzer warns about a flag it does not know and goes on: .options files and scripts pass
+ * flags of other libFuzzer versions. A known flag's bad value stays an error. */
+static void unknown_flags_are_set_apart(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    assert_int_equal(parse(&o, err, sizeof(err), 8, "-foo=1", "-runs=5", "-foo", "-runsx=1",
+                           "-run=1", "-=1", "-Runs=1", "in"),
+                     0);
+    assert_int_equal(o.runs, 5);
+    assert_int_equal(o.nignored, 6);
+    assert_string_equal(o.ignored[0], "-foo=1");
+    assert_string_equal(o.ignored[5], "-Runs=1");
+    assert_int_equal(o.ninputs, 1);
+    assert_int_equal(parse(&o, err, sizeof(err), 2, "-foo=1", "-runs=x"), -1);
+    assert_string_equal(err, "-runs=x: expected an integer from -1 to 9223372036854775807");
+}
+
+/* After -ignore_remaining_args=1 the arguments are the harness's: neither flags nor inputs,
+ * and left where they are. */
+static void remaining_args_can_be_left_to_the_harness(void **state)
+{
+    (void)state;
+    sift_options o;
+    char err[256];
+    char *argv[] = {"fuzzer", "c", "-ignore_remaining_args=1", "-runs=x", "own", "--x", NULL};
+    sift_options_defaults(&o);
+    assert_int_equal(sift_options_parse(&o, 6, argv, err, sizeof err), 0);
+    assert_int_equal(o.ignore_remaining_args, 1);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_int_equal(o.nignored, 0);
+    assert_string_equal(argv[3], "-runs=x");
+    assert_string_equal(argv[4], "own");
 }
 
 static void any_number_of_inputs_go_last_in_order(void **state)
@@ -448,6 +511,37 @@ static void docs_match_help(void **state)
     free(doc);
 }
 
+/* docs/flags.md's table of libFuzzer's flags agrees with the flag table: a flag marked ignored
+ * is one that sift warns about, and one marked same or different is one it has. */
+static void docs_libfuzzer_table_matches_the_flags(void **state)
+{
+    (void)state;
+    FILE *f = fopen(SIFT_SOURCE_DIR "/docs/flags.md", "r");
+    if (!f) fail_msg("cannot open %s", SIFT_SOURCE_DIR "/docs/flags.md");
+    char line[2048];
+    bool in_table = false;
+    size_t rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "## ", 3)) in_table = !strcmp(line, "## libFuzzer's flags\n");
+        if (!in_table || strncmp(line, "| `-", 4) != 0) continue;
+        const char *what = strstr(line, " | ");
+        assert_non_null(what);
+        bool ignored = !strncmp(what + 3, "ignored", 7);
+        if (!ignored && strncmp(what + 3, "same", 4) != 0 && strncmp(what + 3, "different", 9) != 0)
+            fail_msg("docs/flags.md: no verdict in %s", line);
+        /* Every `-name` before the verdict: a row may name several flags. */
+        for (const char *p = line; (p = strstr(p, "`-")) && p < what; p++) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 2, "`"), p + 2);
+            if (sift_options_is_flag(name) == ignored)
+                fail_msg("docs/flags.md says -%s is %s", name, ignored ? "ignored" : "known");
+            rows++;
+        }
+    }
+    (void)fclose(f);
+    assert_int_equal(rows, 86); /* all of FuzzerFlags.def */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,9 +553,13 @@ int main(void)
         cmocka_unit_test(features),
         cmocka_unit_test(status_is_one_of_its_choices),
         cmocka_unit_test(inputs_and_malformed_arguments),
+        cmocka_unit_test(double_dash_flags_are_set_apart),
+        cmocka_unit_test(unknown_flags_are_set_apart),
+        cmocka_unit_test(remaining_args_can_be_left_to_the_harness),
         cmocka_unit_test(any_number_of_inputs_go_last_in_order),
         cmocka_unit_test(help_lists_every_flag),
         cmocka_unit_test(docs_match_help),
+        cmocka_unit_test(docs_libfuzzer_table_matches_the_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

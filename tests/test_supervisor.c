@@ -103,13 +103,16 @@ static void discoveries_reach_every_worker_and_the_disk_within_a_second(void **s
     }
 }
 
+/* libFuzzer's rule, for -fork, -jobs and -workers alike: the campaign ends at the first crash
+ * unless -ignore_crashes=1; then each distinct crash is reported once and it goes on, however
+ * often replacement workers find the same one. */
 static void crashes_and_hangs_are_saved_and_the_campaign_goes_on(void **state)
 {
     (void)state;
     /* From "CRASH" the crash is one byte away; short inputs keep the fuzzer near it. */
     int rc = SIFT_TEST_SH("rm -rf c o a && mkdir c a && printf CRASH > c/seed && ./w -workers=2 "
                           "-len_control=0 -max_len=6 -max_total_time=6 -out=o -artifact_prefix=a/ "
-                          "-stats_file=s.json c 2>log; echo rc=$?; cat s.json");
+                          "-ignore_crashes=1 -stats_file=s.json c 2>log; echo rc=$?; cat s.json");
     assert_int_not_equal(rc, -1);
     assert_non_null(strstr(proc.out, "rc=77"));
     assert_true(sift_test_json_num(proc.out, "crashes") >= 1);
@@ -117,7 +120,8 @@ static void crashes_and_hangs_are_saved_and_the_campaign_goes_on(void **state)
     assert_true(entries("a", "crash-*") >= 1);
     assert_int_equal(
         SIFT_TEST_SH("grep -q 'CRASH  worker' log && grep -q 'DONE ' log && "
-                     "grep -q 'starting another' log && head -c 2 o/crashes/id:000000*"),
+                     "grep -q 'starting another' log && grep -q '(seen before)' log && "
+                     "! grep -q 'workers died' log && head -c 2 o/crashes/id:000000*"),
         0);
     assert_string_equal(proc.out, "CR");
     SIFT_TEST_SH("rm -rf c o a && mkdir c a && printf HANG > c/seed && ./w -workers=1 -timeout=1 "
@@ -126,6 +130,30 @@ static void crashes_and_hangs_are_saved_and_the_campaign_goes_on(void **state)
     assert_non_null(strstr(proc.out, "rc=70"));
     assert_true(entries("o/hangs", "id:*") >= 1);
     assert_true(entries("a", "timeout-*") >= 1);
+}
+
+/* Without -ignore_crashes the first crash ends the campaign, whether it was asked for as
+ * -workers, -jobs or -fork; -fork keeps its logs out of the working folder, as libFuzzer's
+ * does, while -jobs (and -workers) write fuzz-N.log there, as libFuzzer's -jobs does. */
+static void first_crash_ends_the_campaign(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"-workers=2", "-jobs=2", "-fork=2"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        int rc = SIFT_TEST_SH(
+            "rm -rf c a f t && mkdir c a f t && printf CRASH > c/seed && cd f && "
+            "TMPDIR=$PWD/../t ../w %s "
+            "-len_control=0 -max_len=6 -max_total_time=600 -artifact_prefix=../a/ ../c",
+            modes[i]);
+        if (rc != 77) fail_msg("%s: exit %d\n%s", modes[i], rc, proc.err);
+        assert_non_null(strstr(proc.err, "CRASH  worker "));
+        assert_non_null(strstr(proc.err, "; campaign ending\n"));
+        assert_null(strstr(proc.err, "starting another"));
+        assert_true(entries("a", "crash-*") >= 1);
+        assert_int_equal(entries("f", "fuzz-*"), i == 2 ? 0 : 2);
+        assert_int_equal(sift_test_count_entries(dir, "t", "*"),
+                         0); /* -fork's logs are gone with it */
+    }
 }
 
 /* Children of PID, from /proc. */
@@ -436,6 +464,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(discoveries_reach_every_worker_and_the_disk_within_a_second),
         cmocka_unit_test(crashes_and_hangs_are_saved_and_the_campaign_goes_on),
+        cmocka_unit_test(first_crash_ends_the_campaign),
         cmocka_unit_test(kills_of_workers_and_supervisor_lose_nothing),
         cmocka_unit_test(resume_reports_inputs_that_now_fail),
         cmocka_unit_test(merge_with_workers_keeps_a_covering_set),

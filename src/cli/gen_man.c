@@ -88,8 +88,9 @@ int main(void)
           "\\fIout_dir/plot_data\\fR into \\fIout_dir/coverage.svg\\fR, or the file of "
           "\\fB\\-o\\fR.\n"
           ".SH OPTIONS\n"
-          "Flags are written \\fB\\-\\fIname\\fB=\\fIvalue\\fR, with one dash; an unknown flag "
-          "or a value out of range is an error.\n"
+          "Flags are written \\fB\\-\\fIname\\fB=\\fIvalue\\fR, with one dash; a value out of "
+          "range is an error. An unknown flag is skipped with a warning, and arguments that "
+          "start with \\fB\\-\\-\\fR are ignored, as libFuzzer does.\n"
           "When a flag is repeated, the last value wins.\n",
           stdout);
     sift_options_foreach(option, NULL);

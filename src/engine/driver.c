@@ -84,7 +84,8 @@ static int check_folder(const char *what, const char *path, bool of_path)
  * first find. Reproducing files writes nothing of its own and is not held back. */
 static int check_outputs(const sift_options *o, bool files)
 {
-    bool fuzzing = !files && !o->trace && !o->merge && !o->minimize_crash;
+    bool rework = o->minimize_crash || o->cleanse_crash;
+    bool fuzzing = !files && !o->trace && !o->merge && !rework;
     char what[4200];
     if (o->ninputs && ((fuzzing && o->runs != 0) || o->merge) &&
         check_folder("corpus folder", o->inputs[0], false) != 0)
@@ -92,7 +93,7 @@ static int check_outputs(const sift_options *o, bool files)
     /* The working folder, where artifacts go by default, may well be read-only when -runs=0
      * only runs the seeds: that is not held back either. */
     bool named = o->exact_artifact_path || o->artifact_prefix;
-    if ((fuzzing || o->minimize_crash) && (named || o->runs != 0)) {
+    if ((fuzzing || rework) && (named || o->runs != 0)) {
         const char *flag = o->exact_artifact_path ? "-exact_artifact_path" : "-artifact_prefix";
         const char *path = o->exact_artifact_path ? o->exact_artifact_path
                            : o->artifact_prefix   ? o->artifact_prefix
@@ -115,6 +116,55 @@ static int check_outputs(const sift_options *o, bool files)
     return 0;
 }
 
+/* -create_missing_dirs=1: the folders a run writes into, made when missing, as libFuzzer makes
+ * them: the corpus folders when fuzzing or merging, and those of the artifacts. */
+static int create_missing_dirs(const sift_options *o)
+{
+    char folder[4096], err[4352];
+    const char *paths[] = {o->artifact_prefix, o->exact_artifact_path};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        if (!paths[i] || !*paths[i]) continue;
+        if (!sift_fs_folder_of(paths[i], folder, sizeof folder)) {
+            fprintf(stderr, "sift: %s: path too long\n", paths[i]);
+            return -1;
+        }
+        if (sift_fs_mkdirs(folder, err, sizeof err) != 0) {
+            fprintf(stderr, "sift: %s\n", err);
+            return -1;
+        }
+    }
+    if (o->minimize_crash || o->cleanse_crash || o->trace) return 0;
+    for (size_t i = 0; i < o->ninputs; i++) {
+        if (access(o->inputs[i], F_OK) == 0) continue;
+        if (sift_fs_mkdirs(o->inputs[i], err, sizeof err) != 0) {
+            fprintf(stderr, "sift: %s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Says, in libFuzzer's words, which flags the run goes on without: unknown ones, and those
+ * that start with "--". */
+static void report_ignored(const sift_options *o)
+{
+    bool said = false;
+    for (size_t i = 0; i < o->nignored; i++) {
+        const char *arg = o->ignored[i];
+        if (arg[1] != '-') {
+            fprintf(stderr, "WARNING: unrecognized flag '%s'; use -help=1 to list all flags\n",
+                    arg);
+            continue;
+        }
+        if (!said) fprintf(stderr, "INFO: libFuzzer ignores flags that start with '--'\n");
+        said = true;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        if (strchr(arg, '=') && sift_options_is_flag(name))
+            fprintf(stderr, "WARNING: did you mean '%s' (single dash)?\n", arg + 1);
+    }
+}
+
 int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
@@ -129,6 +179,8 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
+    report_ignored(&opts);
+    if (opts.create_missing_dirs && create_missing_dirs(&opts) != 0) return 1;
     bool files = false;
     for (size_t i = 0; i < opts.ninputs; i++) {
         int dir = sift_fs_is_dir(opts.inputs[i]);
@@ -155,6 +207,8 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         rc = sift_merge(&fuzzer);
     else if (opts.minimize_crash)
         rc = sift_minimize_crash(&fuzzer);
+    else if (opts.cleanse_crash)
+        rc = sift_cleanse_crash(&fuzzer);
     else if (files)
         rc = reproduce(&fuzzer, argv);
     else

@@ -1,9 +1,11 @@
 /* Reading corpora from disk: folder listings and bounded file reads that report, never crash. */
 #include "engine/base/fsutil.h"
+#include "engine/base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,4 +263,45 @@ int sift_fs_read_one(const char *mode, char *const *inputs, size_t n, uint8_t **
         return -1;
     }
     return 0;
+}
+
+int sift_fs_mkdirs(const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof buf) {
+        snprintf(err, errlen, "cannot create the folder %s: path too long", path);
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    /* Each prefix ending before a slash, then the whole path. */
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create the folder %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        buf[i] = c;
+    }
+    if (sift_fs_is_dir(path) != 1) {
+        snprintf(err, errlen, "cannot create the folder %s: %s", path,
+                 errno ? strerror(errno) : "not a folder");
+        return -1;
+    }
+    return 0;
+}
+
+int sift_fs_wait_readable(int fd, long long timeout_ms)
+{
+    long long deadline = timeout_ms >= 0 ? (long long)(sift_now_ns() / SIFT_MS_NS) + timeout_ms : 0;
+    for (;;) {
+        long long left = timeout_ms >= 0 ? deadline - (long long)(sift_now_ns() / SIFT_MS_NS) : -1;
+        if (timeout_ms >= 0 && left < 0) left = 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (ready > 0 || (ready < 0 && errno != EINTR)) return 1;
+        if (ready == 0 && left < INT32_MAX) return 0;
+    }
 }

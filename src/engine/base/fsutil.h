@@ -47,4 +47,13 @@ char *sift_fs_folder_of(const char *path, char *out, size_t cap);
 /* 1 for a folder, 0 for anything else that exists, -1 when PATH cannot be examined. */
 int sift_fs_is_dir(const char *path);
 
+/* Creates the folder PATH and any missing folder above it (mkdir -p). On error writes
+ * "cannot create the folder PATH: REASON" into ERR and returns -1. */
+int sift_fs_mkdirs(const char *path, char *err, size_t errlen);
+
+/* Waits until FD has something to read (or its writer closed it): 1; or until TIMEOUT_MS
+ * milliseconds passed (0 when negative: no limit): 0. A signal does not cut the wait short,
+ * since the engine's periodic alarm would otherwise turn every wait into a blocking read. */
+int sift_fs_wait_readable(int fd, long long timeout_ms);
+
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,16 +57,38 @@ static const flag flags[] = {
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),
+    STRING(merge_control_file, 1,
+           "With -merge=1: record the merge's progress in this file, in libFuzzer's format, and "
+           "keep it."),
     BOOL(minimize_crash, 0,
          "If 1, minimize the given crash input. Bound it with -runs or -max_total_time; name the "
          "result with -exact_artifact_path."),
+    BOOL(cleanse_crash, 0,
+         "If 1, replace the bytes of the given crash input that the crash does not need with ' ' "
+         "or 0xff; name the result with -exact_artifact_path."),
     BOOL(use_value_profile, 0,
          "If 1, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
     INT(jobs, 0, 0, INT_MAX, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
         "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "
-        "that saves what they find and replaces those that crash (docs/workers.md)."),
+        "that saves what they find; the first crash ends it unless -ignore_crashes=1 "
+        "(docs/workers.md)."),
+    BOOL(reduce_inputs, 1,
+         "If 1, take a mutant that is smaller than its parent and has one of its features into "
+         "the corpus in place of the entries it makes redundant (REDUCE)."),
+    BOOL(shrink, 0, "If 1, reduce as -reduce_inputs=1 does, even with -reduce_inputs=0."),
+    INT(reload, 1, 0, INT_MAX,
+        "Read the first corpus folder again every N seconds and take in what other processes "
+        "saved there (0: never)."),
+    BOOL(ignore_crashes, 0,
+         "With -fork, -jobs or -workers: if 1, go on after a crash, reporting each distinct one "
+         "once; if 0, the campaign ends at the first crash."),
+    BOOL(ignore_timeouts, 1,
+         "With -fork, -jobs or -workers: if 1, go on after a timeout; if 0, end at the first."),
+    BOOL(ignore_ooms, 1,
+         "With -fork, -jobs or -workers: if 1, go on after an out-of-memory; if 0, end at the "
+         "first."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
     STRING(artifact_prefix, 0,
@@ -76,6 +99,12 @@ static const flag flags[] = {
     INT(report_slow_units, 10, 0, INT_MAX,
         "Write an input that runs at least this many seconds, and 10% longer than any before, as "
         "slow-unit-<sha1>."),
+    BOOL(create_missing_dirs, 0,
+         "If 1, create the corpus folders and the folders of -artifact_prefix and "
+         "-exact_artifact_path when they do not exist."),
+    BOOL(ignore_remaining_args, 0,
+         "If 1, read no argument after this one: they are the harness's own, for "
+         "LLVMFuzzerInitialize."),
     BOOL(print_final_stats, 0, "If 1, print statistics at exit."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),
@@ -252,22 +281,46 @@ static int inputs_last(int argc, char **argv)
     return nflags;
 }
 
+/* Whether ARG is a flag the run goes on without, as libFuzzer goes on: one that starts with
+ * "--" (OSS-Fuzz's scripts end their own options with a lone "--"), or one of no known name
+ * (.options files and scripts pass flags that only some libFuzzer versions have). */
+static bool ignored_flag(const char *arg)
+{
+    return arg[1] == '-' || (arg[1] && !find_flag(arg + 1, strcspn(arg + 1, "=")));
+}
+
+/* Moves the ignored flags among ARGV[1..END-1] behind the others, each group in its order.
+ * Returns the index of the first ignored one. */
+static int ignored_last(char **argv, int end)
+{
+    int nkept = 1;
+    for (int i = 1; i < end; i++) {
+        if (ignored_flag(argv[i])) continue;
+        char *flag = argv[i];
+        memmove(argv + nkept + 1, argv + nkept, (size_t)(i - nkept) * sizeof(*argv));
+        argv[nkept++] = flag;
+    }
+    return nkept;
+}
+
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return 0;
+    /* What follows is the harness's own (LLVMFuzzerInitialize reads it), as in libFuzzer. */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-ignore_remaining_args=1")) argc = i + 1;
     int first_input = inputs_last(argc, argv);
     o->inputs = argv + first_input;
     o->ninputs = (size_t)(argc - first_input);
-    for (int i = 1; i < first_input; i++) {
+    int first_ignored = ignored_last(argv, first_input);
+    o->ignored = argv + first_ignored;
+    o->nignored = (size_t)(first_input - first_ignored);
+    for (int i = 1; i < first_ignored; i++) {
         const char *arg = argv[i];
-        if (arg[1] == '-' && arg[2])
-            return fail(err, errlen, "%s: flags take one dash (-%s)", arg, arg + 2);
-        if (!arg[1] || arg[1] == '-')
-            return fail(err, errlen, "%s: expected -flag=value or an input", arg);
+        if (!arg[1]) return fail(err, errlen, "%s: expected -flag=value or an input", arg);
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg - 1) : strlen(arg + 1);
         const flag *f = find_flag(arg + 1, len);
-        if (!f) return fail(err, errlen, "unknown flag %s (see -help=1)", arg);
         if (!eq) {
             char choice[32];
             choice_name(f->choices ? f->choices : "", 0, choice, sizeof choice);
@@ -281,6 +334,11 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
         if (set_flag(o, f, arg, eq + 1, err, errlen)) return -1;
     }
     return 0;
+}
+
+bool sift_options_is_flag(const char *name)
+{
+    return find_flag(name, strlen(name)) != NULL;
 }
 
 static void format_default(const flag *f, char *buf, size_t len)

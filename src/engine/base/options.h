@@ -2,6 +2,7 @@
 #ifndef SIFT_OPTIONS_H
 #define SIFT_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,12 @@ typedef struct {
     long long max_total_time;  /* -max_total_time: seconds, 0 = no limit */
     long long minimize_crash;  /* -minimize_crash */
     long long merge;           /* -merge */
+    long long cleanse_crash;   /* -cleanse_crash */
+    long long reduce_inputs, shrink;
+    long long create_missing_dirs;
+    long long ignore_remaining_args;
+    long long reload; /* -reload: seconds between reads of the corpus folder, 0 = never */
+    long long ignore_crashes, ignore_timeouts, ignore_ooms; /* of -workers campaigns */
     long long print_final_stats;
     long long only_ascii;
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
@@ -38,14 +45,18 @@ typedef struct {
     const char *exact_artifact_path;
     long long report_slow_units; /* seconds; 0 reports every new slowest input */
     const char *stats_file;
-    const char *out;          /* -out: AFL++-layout output folder of a -workers campaign */
-    const char *sync_dir;     /* -sync_dir: folder shared with other instances */
-    const char *name;         /* -name: this instance's folder in -sync_dir */
-    const char *trace;        /* -trace: file for the records of one input ("-": stderr) */
-    const char *trace_format; /* -trace_format: text or json; NULL: from -trace's suffix */
-    unsigned features;        /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
-    char **inputs;            /* positional arguments (corpus folders or files): the tail of argv */
+    const char *merge_control_file; /* -merge_control_file: the merge's progress record */
+    const char *out;                /* -out: AFL++-layout output folder of a -workers campaign */
+    const char *sync_dir;           /* -sync_dir: folder shared with other instances */
+    const char *name;               /* -name: this instance's folder in -sync_dir */
+    const char *trace;              /* -trace: file for the records of one input ("-": stderr) */
+    const char *trace_format;       /* -trace_format: text or json; NULL: from -trace's suffix */
+    unsigned features;              /* -features=edges,cmp,values: domain mask (SIFT_DOMAIN_BIT) */
+    char **inputs; /* positional arguments (corpus folders or files): the tail of argv */
     size_t ninputs;
+    char **ignored; /* flags the run goes on without ("--name", unknown names), just before the
+                       inputs in argv */
+    size_t nignored;
 } sift_options;
 
 /* Fills O with every flag's default. */
@@ -54,10 +65,16 @@ void sift_options_defaults(sift_options *o);
 /* Parses ARGV[1..ARGC-1] into O (after sift_options_defaults). Flags are "-name=value", as in
  * libFuzzer ("-name" alone is an error); anything not starting with '-' is an input, any number
  * of them: ARGV is reordered with the flags first and the inputs last, each group in its order,
- * and O->inputs points into it. On error
+ * and O->inputs points into it. Flags that start with "--" and flags of no known name are
+ * ignored, as libFuzzer ignores them: they go just before the inputs, and O->ignored points at
+ * them. A known flag with a malformed value is an error. Nothing after
+ * "-ignore_remaining_args=1" is read, nor moved. On error
  * writes one line naming the flag and the problem into ERR (for the caller to print after
  * "sift: ") and returns -1. */
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* Whether NAME (without its dash) is a flag of the table. */
+bool sift_options_is_flag(const char *name);
 
 /* The flag table as -help=1 prints it. */
 void sift_options_help(FILE *out, const char *argv0);

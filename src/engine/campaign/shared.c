@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,34 +90,58 @@ void sift_shared_child(pid_t parent, int log_fd)
 /* Reports are short; a window at the end of the log holds the artifact line. */
 #define ARTIFACT_WINDOW ((off_t)256 * 1024)
 
-int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
+/* The end of the log LOG_FD after offset FROM (at most ARTIFACT_WINDOW bytes), NUL-terminated,
+ * to free(); NULL when there is none. */
+static char *read_tail(int log_fd, off_t from)
 {
-    static const char mark[] = "Test unit written to ", failed[] = "ERROR: cannot write artifact ";
     off_t end = lseek(log_fd, 0, SEEK_END);
-    if (end < 0 || end <= from || cap == 0) return -1;
+    if (end < 0 || end <= from) return NULL;
     if (end - from > ARTIFACT_WINDOW) from = end - ARTIFACT_WINDOW;
     size_t len = (size_t)(end - from);
     char *buf = malloc(len + 1);
+    ssize_t got = buf ? pread(log_fd, buf, len, from) : -1;
+    if (got <= 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    return buf;
+}
+
+/* What follows the last MARK in BUF, or NULL. */
+static char *after_last(char *buf, const char *mark)
+{
+    char *last = NULL;
+    for (char *p = buf; (p = strstr(p, mark)); p += strlen(mark))
+        last = p + strlen(mark);
+    return last;
+}
+
+int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap)
+{
+    static const char mark[] = "Test unit written to ", failed[] = "ERROR: cannot write artifact ";
+    char *buf = cap ? read_tail(log_fd, from) : NULL;
     if (!buf) return -1;
-    ssize_t got = pread(log_fd, buf, len, from);
     int rc = -1;
-    if (got > 0) {
-        buf[got] = '\0';
-        char *last = NULL;
-        for (char *p = buf; (p = strstr(p, mark)); p += sizeof mark - 1)
-            last = p + sizeof mark - 1;
-        size_t n = last ? strcspn(last, "\n") : 0;
-        char *miss = NULL;
-        for (char *p = buf; (p = strstr(p, failed)); p += sizeof failed - 1)
-            miss = p;
-        if (miss && (!last || miss > last)) {
-            rc = -2;
-        } else if (last && n > 0 && n < cap) {
-            memcpy(path, last, n);
-            path[n] = '\0';
-            rc = 0;
-        }
+    char *last = after_last(buf, mark);
+    size_t n = last ? strcspn(last, "\n") : 0;
+    char *miss = after_last(buf, failed);
+    if (miss && (!last || miss > last)) {
+        rc = -2;
+    } else if (last && n > 0 && n < cap) {
+        memcpy(path, last, n);
+        path[n] = '\0';
+        rc = 0;
     }
     free(buf);
     return rc;
+}
+
+int sift_shared_summary(int log_fd, off_t from, char *line, size_t cap)
+{
+    char *buf = cap ? read_tail(log_fd, from) : NULL;
+    char *last = buf ? after_last(buf, "SUMMARY: ") : NULL;
+    if (last) snprintf(line, cap, "%.*s", (int)strcspn(last, "\n"), last);
+    free(buf);
+    return last ? 0 : -1;
 }

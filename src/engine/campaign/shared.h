@@ -58,6 +58,10 @@ void sift_shared_child(pid_t parent, int log_fd);
  * the last one could not be written ("ERROR: cannot write artifact ..."). */
 int sift_shared_artifact(int log_fd, off_t from, char *path, size_t cap);
 
+/* The last sanitizer or libFuzzer "SUMMARY: " line in LOG_FD after offset FROM, without that
+ * word, into LINE: what tells two crashes apart. Returns 0, or -1 when there is none. */
+int sift_shared_summary(int log_fd, off_t from, char *line, size_t cap);
+
 void sift_shared_stop(sift_shared *s);
 int sift_shared_stopping(const sift_shared *s);
 

@@ -91,7 +91,7 @@ static int open_log(sift_super *s, unsigned k, const char *dir)
     else if (s->has_out)
         snprintf(path, sizeof path, "%s/worker-%u.log", dir, k);
     else
-        snprintf(path, sizeof path, "fuzz-%u.log", k);
+        snprintf(path, sizeof path, "%s/fuzz-%u.log", dir, k);
     s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (s->logs[k] < 0) {
         fprintf(stderr, "sift: cannot create the log %s: %s\n", path, strerror(errno));
@@ -190,7 +190,20 @@ int sift_super_setup(sift_super *s)
         sift_store_init(&s->camp, corpus_dir, s->has_out ? &s->out : NULL) != 0)
         return 1;
     char logdir[4096] = ".";
-    if (s->has_out) {
+    if (!s->has_out && o->fork && !o->workers && !o->jobs) {
+        /* libFuzzer's -fork keeps its jobs' logs out of the working folder, in a temporary
+         * one; -jobs writes fuzz-N.log where it runs, as libFuzzer's -jobs does. */
+        const char *tmp = getenv("TMPDIR");
+        snprintf(s->tmp_logdir, sizeof s->tmp_logdir, "%s/sift-fork-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(s->tmp_logdir)) {
+            fprintf(stderr, "sift: cannot create a folder for the logs in %s: %s\n",
+                    tmp && *tmp ? tmp : "/tmp", strerror(errno));
+            s->tmp_logdir[0] = 0;
+            return 1;
+        }
+        snprintf(logdir, sizeof logdir, "%s", s->tmp_logdir);
+    } else if (s->has_out) {
         snprintf(logdir, sizeof logdir, "%s/logs", s->out.dir);
         if (mkdir(logdir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "sift: cannot create %s: %s\n", logdir, strerror(errno));
@@ -206,8 +219,22 @@ int sift_super_setup(sift_super *s)
                 "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
                 "%zu bytes\n",
                 s->max_len);
-    fprintf(stderr, "INFO: %u workers (logs: %s/%s), %zu saved inputs to replay\n", s->n,
-            s->has_out ? logdir : ".", s->has_out ? "worker-N.log" : "fuzz-N.log", s->paths.count);
+    fprintf(stderr, "INFO: %u workers (logs: %s/%s), %zu saved inputs to replay\n", s->n, logdir,
+            s->has_out ? "worker-N.log" : "fuzz-N.log", s->paths.count);
     s->next_pulse = 1024;
     return 0;
+}
+
+void sift_super_remove_tmp_logs(sift_super *s)
+{
+    if (!s->tmp_logdir[0]) return;
+    char path[4200];
+    for (unsigned k = 0; k < s->n; k++) {
+        snprintf(path, sizeof path, "%s/fuzz-%u.log", s->tmp_logdir, k);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/sync.log", s->tmp_logdir);
+    unlink(path);
+    rmdir(s->tmp_logdir);
+    s->tmp_logdir[0] = 0;
 }

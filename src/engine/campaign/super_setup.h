@@ -8,4 +8,7 @@
  * logs. Prints one line and returns non-zero when it cannot go on. */
 int sift_super_setup(sift_super *s);
 
+/* Removes -fork's temporary log folder, if any. */
+void sift_super_remove_tmp_logs(sift_super *s);
+
 #endif

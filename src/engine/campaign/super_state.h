@@ -61,6 +61,9 @@ typedef struct {
     uint64_t ooms; /* of the crashes, those out of memory */
     uint64_t last_crash_unix, last_hang_unix, execs_at_crash;
     unsigned quick_deaths;
+    char **faults_seen; /* SUMMARY lines of the faults reported, under -ignore_crashes & co */
+    size_t nfaults_seen;
+    char tmp_logdir[4096]; /* -fork's logs, removed at the end ("" for none) */
     size_t cov, ft;
     uint64_t counted_ns, next_pulse, next_stats_ns, next_plot_ns;
     uint64_t minute_execs, minute_ns; /* for execs_ps_last_min */

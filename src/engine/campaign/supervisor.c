@@ -199,19 +199,40 @@ static void start_worker(sift_super *s, unsigned k)
     w->pid = pid;
 }
 
-/* A worker died of its input: its containment wrote the artifact; -out keeps a copy too. */
+/* Whether the fault of worker K (its SUMMARY line) was reported before; remembers it when not.
+ * A campaign that goes on after a fault finds the same one again and again: each is reported
+ * once, as libFuzzer's -fork dedupes its crashes. */
+static bool seen_before(sift_super *s, unsigned k)
+{
+    char line[512];
+    if (sift_shared_summary(s->logs[k], s->slots[k].log_from, line, sizeof line) != 0) return false;
+    for (size_t i = 0; i < s->nfaults_seen; i++)
+        if (!strcmp(s->faults_seen[i], line)) return true;
+    char **grown = realloc(s->faults_seen, (s->nfaults_seen + 1) * sizeof(*grown));
+    if (!grown) return false;
+    s->faults_seen = grown;
+    if ((grown[s->nfaults_seen] = strdup(line))) s->nfaults_seen++;
+    return false;
+}
+
+/* A worker died of its input: its containment wrote the artifact; -out keeps a copy too. The
+ * campaign ends there, as libFuzzer's -fork ends, unless -ignore_crashes (-ignore_timeouts,
+ * -ignore_ooms) says to go on. */
 static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_ns)
 {
     sift_super_slot *w = &s->slots[k];
     const sift_options *o = s->o;
     bool hang = WIFEXITED(status) && WEXITSTATUS(status) == o->timeout_exitcode;
+    bool oom = !hang && WIFEXITED(status) && WEXITSTATUS(status) == SIFT_EXIT_OOM;
     bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    bool go_on = hang ? o->ignore_timeouts : oom ? o->ignore_ooms : o->ignore_crashes;
     char artifact[4096] = "", how[64];
     if (WIFSIGNALED(status))
         snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
     else
         snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
-    sift_super_echo_log(s, k);
+    bool dup = !killed && go_on && seen_before(s, k);
+    if (!dup) sift_super_echo_log(s, k);
     int found = sift_shared_artifact(s->logs[k], w->log_from, artifact, sizeof artifact);
     bool have = found == 0;
     /* The worker's report above says which artifact could not be written, and why: a
@@ -223,18 +244,21 @@ static void worker_fault(sift_super *s, unsigned k, int status, uint64_t lived_n
             s->last_hang_unix = (uint64_t)time(NULL);
         } else {
             s->crashes++;
-            if (WIFEXITED(status) && WEXITSTATUS(status) == SIFT_EXIT_OOM) s->ooms++;
+            if (oom) s->ooms++;
             s->last_crash_unix = (uint64_t)time(NULL);
             s->execs_at_crash = sift_super_execs(s);
         }
+        if (!go_on) s->stopping = true;
     }
-    fprintf(stderr, "#%llu\t%s worker %u %s%s%s; %s\n", (unsigned long long)sift_super_execs(s),
+    fprintf(stderr, "#%llu\t%s worker %u %s%s%s%s; %s\n", (unsigned long long)sift_super_execs(s),
             killed ? "KILLED"
             : hang ? "HANG  "
                    : "CRASH ",
-            k, how, have ? ", artifact " : "", artifact,
+            k, how, have ? ", artifact " : "", artifact, dup ? " (seen before)" : "",
             s->stopping ? "campaign ending" : "starting another");
     if (have && s->camp.out) sift_super_save_fault(s, hang, status, artifact);
+    /* An input the campaign goes on after is no sign of a target that cannot run. */
+    if (go_on && have && !killed) return;
     s->quick_deaths = !killed && lived_ns < QUICK_DEATH_NS ? s->quick_deaths + 1 : 0;
     if (s->quick_deaths >= QUICK_DEATHS) {
         fprintf(stderr,
@@ -459,6 +483,10 @@ static int merge(sift_super *s)
 
 static void free_super(sift_super *s)
 {
+    for (size_t i = 0; i < s->nfaults_seen; i++)
+        free(s->faults_seen[i]);
+    free(s->faults_seen);
+    sift_super_remove_tmp_logs(s);
     for (unsigned k = 0; s->logs && k <= s->n; k++)
         if (s->logs[k] >= 0) close(s->logs[k]);
     free(s->logs);

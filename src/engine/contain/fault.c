@@ -423,6 +423,16 @@ void sift_fault_end(sift_fault *f)
     f->started_ns = 0;
 }
 
+void sift_fault_input_overwritten(sift_fault *f)
+{
+    if (!claim_report()) return;
+    say_pid("ERROR: libFuzzer: fuzz target overwrites its const input\n");
+    print_stack_trace();
+    say("SUMMARY: libFuzzer: overwrites-const-input\n");
+    dump_current_unit(f, "crash");
+    _exit((int)f->opts->error_exitcode);
+}
+
 bool sift_fault_can_check_leaks(const sift_fault *f)
 {
     return __lsan_do_recoverable_leak_check && f->opts->detect_leaks && !g_leaks_off;

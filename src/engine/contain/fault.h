@@ -51,6 +51,11 @@ int sift_fault_install(sift_fault *f);
 void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size);
 void sift_fault_end(sift_fault *f);
 
+/* The harness wrote into the input it was given (still the current one): reports it as
+ * libFuzzer does, writes the crash artifact of the original input and exits. ClusterFuzz looks
+ * for this report's words in a binary to decide that it takes a merge in two steps. */
+void sift_fault_input_overwritten(sift_fault *f);
+
 /* Whether leak detection can run here (built with LeakSanitizer and -detect_leaks=1). */
 bool sift_fault_can_check_leaks(const sift_fault *f);
 

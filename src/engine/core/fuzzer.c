@@ -8,6 +8,7 @@
 #include "engine/base/fsutil.h"
 #include "engine/progress/progress.h"
 #include "engine/progress/view.h"
+#include "engine/core/reload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -415,6 +416,25 @@ static bool out_of_budget(sift_fuzzer *f)
     return now - f->stats.start_ns >= (uint64_t)o->max_total_time * SIFT_SECOND_NS;
 }
 
+/* -reload: runs the corpus folder's new file PATH; whether it was taken into the corpus. A
+ * file named as a corpus entry is that entry (this process's own find, saved by its SHA-1): it
+ * is not run again, so that a seeded run spends the same executions on the same inputs however
+ * long it takes. */
+static bool reload_file(void *fuzzer, const char *path)
+{
+    sift_fuzzer *f = fuzzer;
+    const char *slash = strrchr(path, '/');
+    if (sift_corpus_find(f->corpus, slash ? slash + 1 : path) >= 0) return false;
+    uint8_t *data;
+    size_t size;
+    char err[4352];
+    /* A file removed or half-written since the listing is left for another process. */
+    if (sift_fs_read(path, f->max_len, &data, &size, NULL, err, sizeof err) != 0) return false;
+    bool taken = sift_fuzzer_try(f, data, size, false, NULL);
+    free(data);
+    return taken;
+}
+
 int sift_fuzzer_run(sift_fuzzer *f)
 {
     /* The empty input first, once, as libFuzzer tries it: mutants are never empty, so a bug
@@ -439,7 +459,12 @@ int sift_fuzzer_run(sift_fuzzer *f)
     int rc = 0;
     uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + SIFT_SECOND_NS;
     if (f->opts->stats_file && write_stats(f) != 0) rc = 1;
+    sift_reload reload;
+    sift_reload_start(&reload, f->opts->reload > 0 && !f->hooks.seed ? f->out_dir : NULL,
+                      f->opts->reload);
     while (rc == 0 && !out_of_budget(f)) {
+        if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
+            sift_fuzzer_status(f, "RELOAD", NULL);
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
         if (!e) break;
         e->times_chosen++;
@@ -447,7 +472,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
         size_t size = mutate_one(f, e);
         bool found = sift_fuzzer_try(f, f->buf, size, true, "NEW");
         /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run. */
-        if (!found && size < e->size && e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
+        if (!found && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size &&
+            e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
             found = sift_fuzzer_try_reduce(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);
@@ -468,6 +494,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             }
         }
     }
+    sift_reload_free(&reload);
     sift_fuzzer_status(f, "DONE", NULL);
     if (view) {
         /* SIGINT's handler wrote its line below the view. */

@@ -2,14 +2,15 @@
  * costs that input, never the whole merge. */
 #include "engine/modes/merge.h"
 #include "engine/base/fsutil.h"
+#include "engine/modes/mcf.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,7 +29,9 @@ typedef struct {
 static int by_size(const void *a, const void *b)
 {
     const sized_path *x = a, *y = b;
-    return (x->size > y->size) - (x->size < y->size);
+    /* Ties by path: the order, and so the merge's result, is the same on every run. */
+    int by = (x->size > y->size) - (x->size < y->size);
+    return by ? by : strcmp(x->path, y->path);
 }
 
 /* Lists the files of DIRS sorted by size, smallest first. */
@@ -89,33 +92,51 @@ static void try_file(sift_fuzzer *f, const char *path, bool save)
     free(data);
 }
 
-/* The child: learns the first folder's coverage, then tries inputs from START on. */
-static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t start)
-    SIFT_FRAME(merge_child);
-static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t start)
+/* The child: tries the inputs from START on, the first NOLD (the first folder's) only to learn
+ * their coverage, but those that stopped an earlier merge of the same files (MCF). */
+static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t nold,
+                        size_t start, const sift_mcf *mcf) SIFT_FRAME(merge_child);
+static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t n, size_t nold,
+                        size_t start, const sift_mcf *mcf)
 {
-    size_t nout = 0;
-    sized_path *out = list_sorted(f->opts->inputs, 1, &nout);
-    if (!out) _exit(1);
-    for (size_t i = 0; i < nout; i++)
-        try_file(f, out[i].path, false);
-    free_sorted(out, nout);
-    note(fd, -1, f);
-    for (size_t i = start; i < n; i++) {
+    for (size_t i = start; i <= n; i++) {
+        if (i == nold) note(fd, -1, f);
+        if (i == n) break;
+        if (mcf->failed && mcf->failed[i]) continue;
         note(fd, (long long)i, f);
-        try_file(f, inputs[i].path, true);
+        sift_mcf_started(mcf, i, inputs[i].size);
+        try_file(f, inputs[i].path, i >= nold);
+        sift_mcf_done(mcf, i);
     }
     note(fd, -2, f);
     _exit(0);
+}
+
+/* Moves F's coverage into memory its merge children share, so that a child started after a
+ * crash or hang knows all that those before it found. Returns the mapping's size, 0 on error. */
+static size_t share_snapshot(sift_fuzzer *f, void **mem)
+{
+    size_t cap[SIFT_DOMAIN_COUNT];
+    sift_exec_capacity(f->exec.rt, cap);
+    size_t len = sift_snapshot_bytes(cap);
+    *mem = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+               : MAP_FAILED;
+    sift_snapshot *snap;
+    if (*mem == MAP_FAILED || sift_snapshot_create(&snap, cap, *mem, len) != SIFT_OK) {
+        if (*mem != MAP_FAILED) munmap(*mem, len);
+        fprintf(stderr, "sift: merge: cannot map the shared coverage: %s\n", strerror(errno));
+        return 0;
+    }
+    sift_snapshot_free(f->snap);
+    f->snap = snap;
+    return len;
 }
 
 /* Reads notes until the child exits or goes silent for longer than the timeout. */
 static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, merge_note *first)
 {
     for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, timeout > 0 ? (int)(timeout * 1000 + 1000) : -1);
-        if (ready == 0) {
+        if (!sift_fs_wait_readable(fd, timeout > 0 ? timeout * 1000 + 1000 : -1)) {
             kill(pid, SIGKILL); /* a hang: the input it was running is to blame */
             break;
         }
@@ -130,24 +151,11 @@ static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, m
     return status;
 }
 
-int sift_merge(sift_fuzzer *f)
+/* Runs the children over INPUTS (the first NOLD from the first folder) until all were tried,
+ * skipping each input a child died on. Returns 0, or 1 with a message. */
+static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size_t nold,
+                        const sift_mcf *mcf)
 {
-    const sift_options *o = f->opts;
-    if (o->ninputs < 2) {
-        fprintf(stderr, "sift: -merge=1 needs at least two corpus folders (into, from...)\n");
-        return 1;
-    }
-    f->out_dir = o->inputs[0];
-    size_t n = 0, before = 0;
-    sized_path *inputs = list_sorted(o->inputs + 1, o->ninputs - 1, &n);
-    sized_path *existing = list_sorted(o->inputs, 1, &before);
-    if (!inputs || !existing) {
-        free_sorted(inputs, n);
-        free_sorted(existing, before);
-        return 1;
-    }
-    free_sorted(existing, before);
-    fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n + before, before);
     merge_note first = {0}, last = {0};
     size_t start = 0, skipped = 0;
     for (;;) {
@@ -160,17 +168,15 @@ int sift_merge(sift_fuzzer *f)
         pid_t pid = fork();
         if (pid == 0) {
             close(pipefd[0]);
-            merge_child(f, pipefd[1], inputs, n, start);
+            merge_child(f, pipefd[1], inputs, n, nold, start, mcf);
         }
         close(pipefd[1]);
         last = (merge_note){.index = -3};
-        int status = watch_child(pid, pipefd[0], o->timeout, &last, &first);
+        int status = watch_child(pid, pipefd[0], f->opts->timeout, &last, &first);
         close(pipefd[0]);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) break;
         if (last.index < 0) {
-            fprintf(stderr, "sift: merge: the initial corpus %s crashes the target\n",
-                    o->inputs[0]);
-            free_sorted(inputs, n);
+            fprintf(stderr, "sift: merge: the merge process died before its first input\n");
             return 1;
         }
         fprintf(stderr, "MERGE-OUTER: %s crashed or hung the target; skipping it\n",
@@ -180,12 +186,51 @@ int sift_merge(sift_fuzzer *f)
         if (start >= n) break;
     }
     size_t after = 0;
-    free_sorted(list_sorted(o->inputs, 1, &after), after);
+    free_sorted(list_sorted(f->opts->inputs, 1, &after), after);
     fprintf(stderr,
             "MERGE-OUTER: %zu new files with %zu new features added; %zu new coverage edges"
             "%s\n",
-            after - before, last.ft - first.ft, last.cov - first.cov,
+            after - nold, last.ft - first.ft, last.cov - first.cov,
             skipped ? " (some inputs skipped)" : "");
-    free_sorted(inputs, n);
     return 0;
+}
+
+int sift_merge(sift_fuzzer *f)
+{
+    const sift_options *o = f->opts;
+    if (o->ninputs < 2) {
+        fprintf(stderr, "sift: -merge=1 needs at least two corpus folders (into, from...)\n");
+        return 1;
+    }
+    f->out_dir = o->inputs[0];
+    size_t n = 0, nold = 0;
+    sized_path *fresh = list_sorted(o->inputs + 1, o->ninputs - 1, &n);
+    sized_path *inputs = list_sorted(o->inputs, 1, &nold);
+    /* One list, the first folder's inputs first, so that a crash or hang among them costs that
+     * input only, as among the others. */
+    sized_path *all = fresh && inputs ? realloc(inputs, (nold + n + 1) * sizeof(*all)) : NULL;
+    if (all) {
+        inputs = all;
+        memcpy(inputs + nold, fresh, n * sizeof(*fresh));
+        free(fresh);
+        fresh = NULL;
+        n += nold;
+    }
+    /* The mapping outlives the merge: F's snapshot lives in it until sift_fuzzer_free. */
+    void *shared;
+    int rc = 1;
+    const char **names = all ? calloc(n + 1, sizeof(*names)) : NULL;
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = inputs[i].path;
+    sift_mcf mcf;
+    if (names && share_snapshot(f, &shared) &&
+        sift_mcf_open(&mcf, o->merge_control_file, names, n, nold) == 0) {
+        fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n, nold);
+        rc = run_children(f, inputs, n, nold, &mcf);
+        sift_mcf_close(&mcf);
+    }
+    free(names);
+    free_sorted(fresh, n);
+    free_sorted(inputs, all ? n : nold);
+    return rc;
 }

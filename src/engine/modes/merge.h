@@ -5,7 +5,8 @@
 #include "engine/core/fuzzer.h"
 
 /* Adds to the first corpus folder the inputs of the others that bring new coverage, smallest
- * first. An input that crashes or hangs is skipped and the merge goes on. Returns the exit
+ * first. An input that crashes or hangs (silent past -timeout), in any folder, is skipped and
+ * the merge goes on in a new child that shares the coverage found so far. Returns the exit
  * code. */
 int sift_merge(sift_fuzzer *f) SIFT_FRAME(sift_merge);
 

@@ -1,14 +1,14 @@
-/* Crash minimisation (-minimize_crash=1): remove ever smaller chunks while the crash stays the
- * same. Each try runs in a child process, so a crash costs that try only. */
+/* Crash minimisation (-minimize_crash=1) and cleansing (-cleanse_crash=1): remove ever smaller
+ * chunks and lower bytes while the crash stays the same. Each try runs in a child process, so a
+ * crash costs that try only. */
 #include "engine/modes/minimize.h"
 #include "engine/base/clock.h"
-#include "engine/contain/artifact.h"
 #include "engine/base/fsutil.h"
+#include "engine/contain/artifact.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +64,9 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
         return false;
     }
     /* The child holds the pipe open while it runs: silence past the timeout is a hang. */
-    struct pollfd p = {.fd = pipefd[0], .events = POLLIN};
     long long timeout = f->opts->timeout;
-    if (poll(&p, 1, timeout > 0 ? (int)(timeout * 1000 + 1000) : -1) == 0) kill(pid, SIGKILL);
+    if (!sift_fs_wait_readable(pipefd[0], timeout > 0 ? timeout * 1000 + 1000 : -1))
+        kill(pid, SIGKILL);
     close(pipefd[0]);
     int status;
     waitpid(pid, &status, 0);
@@ -95,15 +95,13 @@ static bool budget_left(sift_fuzzer *f, long long tries, uint64_t start_ns)
 
 /* Removes chunks of halving size while the crash stays the same; returns the new size. */
 static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
-                     const crash_sig *want) SIFT_FRAME(shrink);
+                     const crash_sig *want, long long *tries, uint64_t start) SIFT_FRAME(shrink);
 static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
-                     const crash_sig *want)
+                     const crash_sig *want, long long *tries, uint64_t start)
 {
     uint8_t *cand = malloc(size ? size : 1);
-    long long tries = 0;
-    uint64_t start = sift_now_ns();
     for (size_t chunk = size / 2 ? size / 2 : 1; cand && chunk >= 1; chunk /= 2) {
-        for (size_t pos = 0; pos < size && size > 1 && budget_left(f, tries, start); tries++) {
+        for (size_t pos = 0; pos < size && size > 1 && budget_left(f, *tries, start); (*tries)++) {
             size_t cut = pos + chunk <= size ? chunk : size - pos;
             memcpy(cand, cur, pos);
             memcpy(cand + pos, cur + pos + cut, size - pos - cut);
@@ -120,12 +118,73 @@ static size_t shrink(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size
     return size;
 }
 
-int sift_minimize_crash(sift_fuzzer *f)
+/* Lowers the bytes from *POS on, one by one, each as far as the crash stays the same: to 0,
+ * else by bisection between the last value that lost the crash and the last that kept it. A
+ * length or count field that chunk removal must keep in step with what follows it shrinks this
+ * way. Stops after the first byte that went down, with *POS after it, so that chunk removal
+ * takes at once the bytes the field no longer covers, before they are tried one by one (each
+ * crashing try costs a crash report). Returns whether a byte went down. */
+static bool lower_bytes(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+                        const crash_sig *want, long long *tries, uint64_t start, size_t *pos)
+{
+    for (; *pos < size; ++*pos) {
+        unsigned orig = cur[*pos], lost = 0, kept = orig;
+        for (unsigned v = 0; v < kept && budget_left(f, *tries, start); (*tries)++) {
+            cur[*pos] = (uint8_t)v;
+            if (same_crash(f, s, cur, size, want))
+                kept = v;
+            else
+                lost = v;
+            cur[*pos] = (uint8_t)kept;
+            v = (lost + kept) / 2;
+            if (v <= lost) break;
+        }
+        if (kept < orig) {
+            ++*pos;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Replaces each byte with ' ' or 0xff, as libFuzzer's -cleanse_crash does, where the crash
+ * stays the same, in passes until one changes nothing (at most 5): what is left of the input
+ * is what the crash needs, scrubbed of whatever else it carried. */
+static void cleanse(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+                    const crash_sig *want)
+{
+    static const uint8_t replacements[] = {' ', 0xff};
+    long long tries = 0;
+    uint64_t start = sift_now_ns();
+    bool changed = true;
+    for (int pass = 0; changed && pass < 5; pass++) {
+        changed = false;
+        for (size_t pos = 0; pos < size; pos++) {
+            uint8_t orig = cur[pos];
+            if (orig == replacements[0] || orig == replacements[1]) continue;
+            for (size_t r = 0; r < sizeof replacements && budget_left(f, tries, start); r++) {
+                tries++;
+                cur[pos] = replacements[r];
+                if (same_crash(f, s, cur, size, want)) {
+                    fprintf(stderr, "CLEANSE: Replaced byte %zu with 0x%x\n", pos, cur[pos]);
+                    changed = true;
+                    break;
+                }
+                cur[pos] = orig;
+            }
+        }
+    }
+}
+
+/* Reads the one crashing input, runs it once to learn its crash, then minimizes (MINIMIZE) or
+ * cleanses it and writes the result as an artifact. */
+static int rework_crash(sift_fuzzer *f, bool minimize)
 {
     const sift_options *o = f->opts;
+    const char *flag = minimize ? "-minimize_crash=1" : "-cleanse_crash=1";
     uint8_t *data;
     size_t size;
-    if (sift_fs_read_one("-minimize_crash=1", o->inputs, o->ninputs, &data, &size) != 0) return 1;
+    if (sift_fs_read_one(flag, o->inputs, o->ninputs, &data, &size) != 0) return 1;
     scratch s;
     snprintf(s.dir, sizeof s.dir, "/tmp/sift-minimize-XXXXXX");
     if (!mkdtemp(s.dir)) {
@@ -138,24 +197,49 @@ int sift_minimize_crash(sift_fuzzer *f)
     const char *exact = o->exact_artifact_path;
     crash_sig want;
     int rc = 0;
+    char path[PATH_MAX];
     if (!crashes(f, &s, data, size, &want)) {
-        fprintf(stderr, "sift: %s does not crash the target; nothing to minimize\n", o->inputs[0]);
+        fprintf(stderr, "sift: %s does not crash the target; nothing to %s\n", o->inputs[0],
+                minimize ? "minimize" : "cleanse");
         rc = 1;
-    } else {
+    } else if (minimize) {
         fprintf(stderr, "CRASH_MIN: minimizing crash input: '%s' (%zu bytes)\n", o->inputs[0],
                 size);
-        size = shrink(f, &s, data, size, &want);
-        char path[PATH_MAX];
+        long long tries = 0;
+        uint64_t start = sift_now_ns();
+        size_t pos = 0;
+        do
+            size = shrink(f, &s, data, size, &want, &tries, start);
+        while (lower_bytes(f, &s, data, size, &want, &tries, start, &pos));
         if (sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size, path,
                                 sizeof path) != 0)
             rc = 1;
         else
             fprintf(stderr, "CRASH_MIN: failed to minimize beyond %s (%zu bytes), exiting\n", path,
                     size);
+    } else {
+        fprintf(stderr, "CLEANSE_CRASH: cleansing crash input: '%s' (%zu bytes)\n", o->inputs[0],
+                size);
+        cleanse(f, &s, data, size, &want);
+        if (sift_artifact_write(o->artifact_prefix, exact, "cleansed-from", data, size, path,
+                                sizeof path) != 0)
+            rc = 1;
+        else
+            fprintf(stderr, "CLEANSE_CRASH: cleansed input written to %s\n", path);
     }
     unlink(s.errlog);
     unlink(s.artifact);
     rmdir(s.dir);
     free(data);
     return rc;
+}
+
+int sift_minimize_crash(sift_fuzzer *f)
+{
+    return rework_crash(f, true);
+}
+
+int sift_cleanse_crash(sift_fuzzer *f)
+{
+    return rework_crash(f, false);
 }

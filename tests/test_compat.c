@@ -1,0 +1,141 @@
+/* libFuzzer's flags that OSS-Fuzz and ClusterFuzz pass, driven on real harnesses: each does what
+ * libFuzzer's documentation says. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "support/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir; /* scratch folder shared by the tests; harnesses are built once */
+static sift_test_proc proc;
+
+static int build_harnesses(void **state)
+{
+    *state = dir = sift_test_scratch();
+    /* The overwritten input shows only where inputs run from an exact-size copy: under ASan. */
+    return sift_test_build(dir, "faults", "tests/fixtures/faults.c", "") ||
+                   sift_test_build(dir, "faults_asan", "tests/fixtures/faults.c",
+                                   "-fsanitize=address") ||
+                   sift_test_build(dir, "calc", "examples/calc.c", "") ||
+                   sift_test_build(dir, "peer", "tests/fixtures/peer.c", "")
+               ? -1
+               : 0;
+}
+
+/* OSS-Fuzz scrubs a testcase with -cleanse_crash=1: every byte the crash does not need becomes
+ * ' ' or 0xff, and the crash stays the same. */
+static void cleanse_crash_scrubs_what_the_crash_does_not_need(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH(
+        "printf 'Asecret' > crash && ./faults -cleanse_crash=1 -exact_artifact_path=clean "
+        "crash");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "CLEANSE_CRASH: cleansed input written to clean"));
+    /* 'A' is the crash; the rest is spaces. */
+    assert_int_equal(SIFT_TEST_SH("wc -c < clean && tr -d ' ' < clean"), 0);
+    assert_string_equal(proc.out, "7\nA");
+    assert_int_not_equal(SIFT_TEST_SH("./faults clean"), 0);
+    assert_non_null(strstr(proc.err, "SUMMARY: "));
+    assert_int_equal(SIFT_TEST_SH("printf x > ok && ./faults -cleanse_crash=1 ok"), 1);
+    assert_non_null(strstr(proc.err, "does not crash the target; nothing to cleanse"));
+}
+
+static void create_missing_dirs_makes_the_folders(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf new art && ./calc -runs=10 -artifact_prefix=art/x/ new/corpus"), 1);
+    assert_int_equal(SIFT_TEST_SH("./calc -runs=10 -create_missing_dirs=1 -artifact_prefix=art/x/ "
+                                  "new/corpus && test -d new/corpus && test -d art/x"),
+                     0);
+    assert_int_equal(SIFT_TEST_SH("printf A > in && ./faults -create_missing_dirs=1 "
+                                  "-exact_artifact_path=deep/er/crash in; test -s deep/er/crash"),
+                     0);
+}
+
+/* The same seeded run reduces with the default, not with -reduce_inputs=0, and again with
+ * -shrink=1. */
+static void reduce_inputs_and_shrink(void **state)
+{
+    (void)state;
+    const char *run =
+        "rm -rf c && mkdir c && ./calc -seed=1 -runs=30000 %s c 2>&1 | grep -c REDUCE";
+    char flags[3][64] = {"", "-reduce_inputs=0", "-reduce_inputs=0 -shrink=1"};
+    long counts[3];
+    for (int i = 0; i < 3; i++) {
+        SIFT_TEST_SH(run, flags[i]);
+        counts[i] = strtol(proc.out, NULL, 10);
+    }
+    assert_true(counts[0] > 0);
+    assert_int_equal(counts[1], 0);
+    assert_int_equal(counts[2], counts[0]);
+}
+
+/* -reload=1 (libFuzzer's default) takes in, about once a second, the inputs another process
+ * saved into the corpus folder; here the harness plays that process. -reload=0 does not. */
+static void reload_takes_in_what_others_saved(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=4 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "\tRELOAD cov: "));
+    rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=3 -reload=0 c");
+    assert_int_equal(rc, 0);
+    assert_null(strstr(proc.err, "RELOAD"));
+}
+
+/* ClusterFuzz's two-step merge passes -merge_control_file; a merge started again over the same
+ * files skips the inputs that stopped the last one. */
+static void merge_control_file_records_and_resumes(void **state)
+{
+    (void)state;
+    int rc =
+        SIFT_TEST_SH("rm -rf into from mcf && mkdir into from && printf x > into/x && printf H > "
+                     "from/hang && printf A > from/abort && "
+                     "./faults -timeout=1 -merge=1 -merge_control_file=mcf into from");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/hang crashed or hung the target"));
+    assert_int_equal(SIFT_TEST_SH("head -n 5 mcf; grep -c '^STARTED' mcf; grep -c '^FT' mcf"), 0);
+    assert_string_equal(proc.out, "3\n1\ninto/x\nfrom/abort\nfrom/hang\n3\n1\n");
+    rc = SIFT_TEST_SH("./faults -timeout=1 -merge=1 -merge_control_file=mcf into from");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err,
+                           "MERGE-OUTER: control file ok, 3 files total, 2 that stopped the last "
+                           "merge skipped"));
+    assert_null(strstr(proc.err, "crashed or hung"));
+}
+
+/* libFuzzer reports a harness that writes into its input, and ClusterFuzz takes the words of
+ * that report in a binary as the sign that it supports the two-step merge. */
+static void overwritten_input_is_reported(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("grep -c 'fuzz target overwrites its const input' faults"), 0);
+    int rc =
+        SIFT_TEST_SH("rm -rf a && mkdir a && printf W > w && ./faults_asan -artifact_prefix=a/ w");
+    assert_int_equal(rc, 77);
+    assert_non_null(strstr(proc.err, "ERROR: libFuzzer: fuzz target overwrites its const input"));
+    assert_non_null(strstr(proc.err, "SUMMARY: libFuzzer: overwrites-const-input"));
+    assert_int_equal(SIFT_TEST_SH("cat a/crash-*"), 0);
+    assert_string_equal(proc.out, "W"); /* the input as it was given */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cleanse_crash_scrubs_what_the_crash_does_not_need),
+        cmocka_unit_test(create_missing_dirs_makes_the_folders),
+        cmocka_unit_test(reduce_inputs_and_shrink),
+        cmocka_unit_test(reload_takes_in_what_others_saved),
+        cmocka_unit_test(merge_control_file_records_and_resumes),
+        cmocka_unit_test(overwritten_input_is_reported),
+    };
+    return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
+}
