@@ -14,15 +14,6 @@ enum { VAR_TYPE = 3 };    /* DILocalVariable */
 enum { SUB_TYPES = 3 };   /* DISubroutineType */
 enum { MAX_SCOPES = 16 }; /* namespaces and classes around a function */
 
-char *sift_instr_strdup(const char *text, size_t len)
-{
-    char *copy = malloc(len + 1);
-    if (!copy) return NULL;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
-
 static LLVMMetadataKind kind(LLVMMetadataRef md)
 {
     return LLVMGetMetadataKind(md);
