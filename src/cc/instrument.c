@@ -272,14 +272,25 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 }
 
 /* A musttail call must be followed by the return (and at most a bitcast): nothing can go in
- * between, so such returns go unrecorded. */
-static bool after_musttail(LLVMValueRef ret)
+ * between, so such returns go unrecorded. The C API tells a tail call but not its kind, which
+ * the call's printed form shows. An instruction printed in its block first numbers every value
+ * and metadata node of the module, so the call leaves its block while it prints: printing
+ * stays as cheap as the call, not the module. */
+static bool after_musttail(instr *s, LLVMValueRef ret)
 {
-    LLVMValueRef prev = LLVMGetPreviousInstruction(ret);
-    if (prev && LLVMIsABitCastInst(prev)) prev = LLVMGetPreviousInstruction(prev);
+    LLVMValueRef prev = LLVMGetPreviousInstruction(ret), next = ret;
+    if (prev && LLVMIsABitCastInst(prev)) {
+        next = prev;
+        prev = LLVMGetPreviousInstruction(prev);
+    }
     if (!prev || !LLVMIsACallInst(prev) || !LLVMIsTailCall(prev)) return false;
+    LLVMMetadataRef at = LLVMInstructionGetDebugLoc(prev);
+    LLVMInstructionRemoveFromParent(prev);
     char *text = LLVMPrintValueToString(prev);
-    bool must = strstr(text, "musttail") != NULL;
+    LLVMPositionBuilderBefore(s->b, next);
+    LLVMInsertIntoBuilderWithName(s->b, prev, LLVMGetValueName(prev));
+    LLVMInstructionSetDebugLoc(prev, at);
+    bool must = strstr(text, "musttail call ") != NULL;
     LLVMDisposeMessage(text);
     return must;
 }
@@ -298,7 +309,7 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
-        if (ret && LLVMGetInstructionOpcode(ret) == LLVMRet && !after_musttail(ret))
+        if (ret && LLVMGetInstructionOpcode(ret) == LLVMRet && !after_musttail(s, ret))
             rets[n++] = ret;
     }
     for (size_t i = 0; i < n; i++) {
