@@ -19,7 +19,7 @@ COV_SRC    := $(wildcard src/rt/cov/*.c)
 RT_SRC     := $(wildcard src/rt/*.c)
 INTERPOSE_SRC := $(wildcard src/rt/interpose/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c src/engine/*/*.c)
-INSTR_SRC  := $(wildcard src/cc/instrument*.c)
+INSTR_SRC  := $(wildcard src/cc/instrument*.c) src/cc/sift_instrument.c
 CC_SRC     := $(filter-out $(INSTR_SRC),$(wildcard src/cc/*.c))
 CLI_SRC    := $(filter-out src/cli/gen_man.c,$(wildcard src/cli/*.c))
 
@@ -170,7 +170,8 @@ include bindings/erlang/erlang.mk
 include fuzz/selffuzz.mk
 
 # Static analysis (docs/lint.md): clang-tidy, with the checks in .clang-tidy, and cppcheck over
-# sift's own C sources; any finding fails. One clang-tidy job per file, LINT_JOBS at a time.
+# sift's own C sources, and scripts/check-layers over its includes and link graph; any finding
+# fails. One clang-tidy job per file, LINT_JOBS at a time.
 CLANG_TIDY ?= clang-tidy
 CPPCHECK   ?= cppcheck
 LINT_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -184,18 +185,22 @@ LINT_TIDY  := $(addprefix lint-tidy/,$(LINT_SRC))
 # Each file is read with the flags it is built with. The tests' analysis also learns that
 # cmocka's fail() does not return (tests/support/analyzer.h).
 LINT_FLAGS = $(CFLAGS)
-lint-tidy/src/cc/instrument%: LINT_FLAGS += $(shell $(LLVM_CONFIG) --cflags)
+lint-tidy/src/cc/instrument% lint-tidy/src/cc/sift_instrument%: LINT_FLAGS += $(shell $(LLVM_CONFIG) --cflags)
 lint-tidy/src/rt/interpose/%: LINT_FLAGS += -fno-builtin
 lint-tidy/tests/%: LINT_FLAGS += $(TEST_DEFS) -include tests/support/analyzer.h
 lint-tidy/$(ERL_DIR)/%: LINT_FLAGS += -I$(ERL_INCLUDE)
 
 # Under make -jN the jobs share N; else LINT_JOBS.
-.PHONY: lint lint-run lint-cppcheck $(LINT_TIDY)
+.PHONY: lint lint-run lint-cppcheck lint-layers $(LINT_TIDY)
 lint:
 	@$(MAKE) --no-print-directory --keep-going \
 	    $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(LINT_JOBS)) lint-run
-	@echo "lint: clang-tidy and cppcheck found nothing in $(words $(LINT_SRC)) files"
-lint-run: $(LINT_TIDY) lint-cppcheck
+	@echo "lint: clang-tidy, cppcheck and check-layers found nothing in $(words $(LINT_SRC)) files"
+lint-run: $(LINT_TIDY) lint-cppcheck lint-layers
+
+# Includes that point up a layer, and file loops in the link graph of the objects as built.
+lint-layers: all
+	@scripts/check-layers . $(BUILD)/obj
 
 # A file's findings come out together; clang-tidy's count of warnings it did not show does not.
 $(LINT_TIDY): lint-tidy/%: %

@@ -207,6 +207,32 @@ static void cxx(void **state)
     free(t);
 }
 
+/* Argument names by parameter number where ASan's frame at -O0 hides the spill slots, an
+ * argument's own name where a local takes its value in a later block, and returns after tail
+ * calls: a musttail call's goes unrecorded (nothing may come between), a plain one's not. */
+static void args_and_tail_calls(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"-g -O0 -fsanitize=address", "-g -O2"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof name, "args%zu", i);
+        build(name, SIFT_CC, FIXTURES "/values_args.c", levels[i]);
+        char *t = trace(name);
+        EXPECT(t, "entry", "third", "a", "1");
+        EXPECT(t, "entry", "third", "b", "2");
+        EXPECT(t, "entry", "third", "c", "3");
+        EXPECT(t, "entry", "copies", "p", "\"pointer\"");
+        EXPECT(t, "entry", "copies", "n", "2");
+        EXPECT(t, "entry", "must", "x", "65");
+        assert_int_equal(count(t, "\"kind\":\"return\",\"function\":\"must\""), 0);
+        EXPECT(t, "return", "target", "return", "66");
+        EXPECT(t, "entry", "plain", "x", "66");
+        EXPECT(t, "return", "plain", "return", "68");
+        free(t);
+    }
+}
+
 /* -fsift-values-max-struct=0 reads no fields; the arguments are still there. */
 static void struct_limit(void **state)
 {
@@ -341,6 +367,7 @@ int main(void)
         cmocka_unit_test(inline_features_match_hooks),
         cmocka_unit_test(names_without_debug_info),
         cmocka_unit_test(cxx),
+        cmocka_unit_test(args_and_tail_calls),
         cmocka_unit_test(struct_limit),
         cmocka_unit_test(compile_shapes),
         cmocka_unit_test(switches),

@@ -1,17 +1,12 @@
-/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks, and the dirty bytes of
- * the edge counters' function index (instrument_fn_dirty.c), to a bitcode module that clang
- * has optimised (and instrumented for coverage and sanitizers) already. While fuzzing, every
- * function it plans computes its values' features itself (instrument_inline.c), with a call
- * only to ask whether fields are readable; for a trace, each calls __sift_values_enter
- * at entry with its argument values in a stack array, and __sift_values_return before each
- * return. A table of the module's functions, registered by a constructor, names what they
- * pass. See docs/values.md. */
+/* The function-boundary value hooks that sift-instrument (sift_instrument.c) adds to a bitcode
+ * module that clang has optimised (and instrumented for coverage and sanitizers) already. While
+ * fuzzing, every function it plans computes its values' features itself (instrument_inline.c),
+ * with a call only to ask whether fields are readable; for a trace, each calls
+ * __sift_values_enter at entry with its argument values in a stack array, and
+ * __sift_values_return before each return. A table of the module's functions, registered by a
+ * constructor, names what they pass. See docs/values.md. */
 #include "cc/instrument.h"
 
-#include <llvm-c/Analysis.h>
-#include <llvm-c/BitReader.h>
-#include <llvm-c/BitWriter.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,18 +23,6 @@ typedef struct {
     LLVMValueRef module; /* the module's sift_values_module */
     unsigned dbg_kind;
 } instr;
-
-static void die(const char *path, const char *what, const char *detail)
-{
-    fprintf(stderr, "sift-instrument: %s: %s%s%s\n", path, what, detail ? ": " : "",
-            detail ? detail : "");
-    exit(1);
-}
-
-static LLVMValueRef int_constant(LLVMTypeRef t, uint64_t v)
-{
-    return LLVMConstInt(t, v, 0);
-}
 
 static LLVMValueRef declare_hook(instr *s, const char *name, LLVMTypeRef type)
 {
@@ -85,7 +68,7 @@ static void set_up(instr *s)
     /* The code computes features or calls hooks only while the runtime's mode word says so.
      * Until registration points the module at that word, it points at a zero of its own. */
     LLVMValueRef off = LLVMAddGlobal(s->m.mod, s->i32, "sift.values.off");
-    LLVMSetInitializer(off, int_constant(s->i32, 0));
+    LLVMSetInitializer(off, sift_instr_int(s->i32, 0));
     LLVMSetGlobalConstant(off, 1);
     LLVMSetLinkage(off, LLVMPrivateLinkage);
     s->module_type = LLVMStructCreateNamed(c, "sift.values.module");
@@ -119,30 +102,31 @@ static LLVMValueRef emit_table(instr *s, sift_instr_fn *fns, size_t n)
         total += fns[i].nslots;
     LLVMValueRef *slots = calloc(total ? total : 1, sizeof(LLVMValueRef));
     LLVMValueRef *entries = calloc(n, sizeof(LLVMValueRef));
-    if (!slots || !entries) die(s->m.source, "out of memory", NULL);
+    if (!slots || !entries) sift_instr_die(s->m.source, "out of memory", NULL);
     LLVMTypeRef slots_type = LLVMArrayType(s->slot_type, (unsigned)total);
     LLVMValueRef slots_global = LLVMAddGlobal(s->m.mod, slots_type, "sift.values.slots");
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         LLVMValueRef first = LLVMConstNull(LLVMPointerType(s->slot_type, 0));
         if (fns[i].nslots) {
-            LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, at)};
+            LLVMValueRef index[] = {sift_instr_int(s->i64, 0), sift_instr_int(s->i64, at)};
             first = LLVMConstInBoundsGEP2(slots_type, slots_global, index, 2);
         }
         for (unsigned k = 0; k < fns[i].nslots; k++, at++) {
             const sift_instr_slot *sl = &fns[i].slots[k];
-            LLVMValueRef fields[] = {string_constant(s, sl->name), int_constant(s->i32, sl->offset),
-                                     int_constant(s->i16, sl->arg), int_constant(s->i8, sl->kind),
-                                     int_constant(s->i8, sl->type)};
+            LLVMValueRef fields[] = {
+                string_constant(s, sl->name), sift_instr_int(s->i32, sl->offset),
+                sift_instr_int(s->i16, sl->arg), sift_instr_int(s->i8, sl->kind),
+                sift_instr_int(s->i8, sl->type)};
             slots[at] = LLVMConstNamedStruct(s->slot_type, fields, 5);
         }
         LLVMValueRef fields[] = {
-            int_constant(s->i64, fns[i].id),
+            sift_instr_int(s->i64, fns[i].id),
             string_constant(s, fns[i].name),
             string_constant(s, fns[i].file),
-            int_constant(s->i32, fns[i].line),
-            int_constant(s->i16, fns[i].nargs),
-            int_constant(s->i16, fns[i].nslots),
+            sift_instr_int(s->i32, fns[i].line),
+            sift_instr_int(s->i16, fns[i].nargs),
+            sift_instr_int(s->i16, fns[i].nslots),
             first,
         };
         entries[i] = LLVMConstNamedStruct(s->fn_type, fields, 7);
@@ -215,7 +199,7 @@ static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LL
                                             LLVMValueRef mode, sift_instr_features *f)
 {
     LLVMValueRef fuzzing =
-        LLVMBuildICmp(s->b, LLVMIntEQ, mode, int_constant(s->i32, SIFT_VALUES_FEATURES), "");
+        LLVMBuildICmp(s->b, LLVMIntEQ, mode, sift_instr_int(s->i32, SIFT_VALUES_FEATURES), "");
     LLVMBasicBlockRef features = block_after(s, p->fn, "sift.values.features");
     LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(s->m.ctx, p->fn, "sift.values.other");
     LLVMMoveBasicBlockAfter(other, features);
@@ -240,8 +224,8 @@ static void branch_to_hook(instr *s, LLVMValueRef fn, LLVMValueRef mode, unsigne
                            LLVMBasicBlockRef next)
 {
     LLVMValueRef on =
-        LLVMBuildICmp(s->b, LLVMIntNE, LLVMBuildAnd(s->b, mode, int_constant(s->i32, bits), ""),
-                      int_constant(s->i32, 0), "");
+        LLVMBuildICmp(s->b, LLVMIntNE, LLVMBuildAnd(s->b, mode, sift_instr_int(s->i32, bits), ""),
+                      sift_instr_int(s->i32, 0), "");
     LLVMBasicBlockRef hook = block_after(s, fn, "sift.values.hook");
     LLVMBuildCondBr(s->b, on, hook, next);
     LLVMPositionBuilderAtEnd(s->b, hook);
@@ -288,11 +272,11 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     }
     branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (featured ? SIFT_VALUES_FEATURES : 0), old);
     for (unsigned i = 0; i < p->nargs; i++) {
-        LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
+        LLVMValueRef index[] = {sift_instr_int(s->i64, 0), sift_instr_int(s->i64, i)};
         LLVMValueRef at = LLVMBuildInBoundsGEP2(s->b, array_type, array, index, 2, "");
         LLVMBuildStore(s->b, to_i64(s, p->args[i]), at);
     }
-    LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
+    LLVMValueRef first[] = {sift_instr_int(s->i64, 0), sift_instr_int(s->i64, 0)};
     LLVMValueRef args[] = {word, desc,
                            LLVMBuildInBoundsGEP2(s->b, array_type, array, first, 2, "")};
     LLVMBuildCall2(s->b, s->enter_type, s->enter, args, 3, "");
@@ -300,14 +284,25 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 }
 
 /* A musttail call must be followed by the return (and at most a bitcast): nothing can go in
- * between, so such returns go unrecorded. */
-static bool after_musttail(LLVMValueRef ret)
+ * between, so such returns go unrecorded. The C API tells a tail call but not its kind, which
+ * the call's printed form shows. An instruction printed in its block first numbers every value
+ * and metadata node of the module, so the call leaves its block while it prints: printing
+ * stays as cheap as the call, not the module. */
+static bool after_musttail(instr *s, LLVMValueRef ret)
 {
-    LLVMValueRef prev = LLVMGetPreviousInstruction(ret);
-    if (prev && LLVMIsABitCastInst(prev)) prev = LLVMGetPreviousInstruction(prev);
+    LLVMValueRef prev = LLVMGetPreviousInstruction(ret), next = ret;
+    if (prev && LLVMIsABitCastInst(prev)) {
+        next = prev;
+        prev = LLVMGetPreviousInstruction(prev);
+    }
     if (!prev || !LLVMIsACallInst(prev) || !LLVMIsTailCall(prev)) return false;
+    LLVMMetadataRef at = LLVMInstructionGetDebugLoc(prev);
+    LLVMInstructionRemoveFromParent(prev);
     char *text = LLVMPrintValueToString(prev);
-    bool must = strstr(text, "musttail") != NULL;
+    LLVMPositionBuilderBefore(s->b, next);
+    LLVMInsertIntoBuilderWithName(s->b, prev, LLVMGetValueName(prev));
+    LLVMInstructionSetDebugLoc(prev, at);
+    bool must = strstr(text, "musttail call ") != NULL;
     LLVMDisposeMessage(text);
     return must;
 }
@@ -322,11 +317,11 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         n++;
     LLVMValueRef *rets = calloc(n ? n : 1, sizeof(LLVMValueRef));
-    if (!rets) die(s->m.source, "out of memory", NULL);
+    if (!rets) sift_instr_die(s->m.source, "out of memory", NULL);
     n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(p->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef ret = LLVMGetBasicBlockTerminator(bb);
-        if (ret && LLVMGetInstructionOpcode(ret) == LLVMRet && !after_musttail(ret))
+        if (ret && LLVMGetInstructionOpcode(ret) == LLVMRet && !after_musttail(s, ret))
             rets[n++] = ret;
     }
     for (size_t i = 0; i < n; i++) {
@@ -348,7 +343,8 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
         }
         branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (has_slot ? SIFT_VALUES_FEATURES : 0),
                        done);
-        LLVMValueRef value = has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : int_constant(s->i64, 0);
+        LLVMValueRef value =
+            has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : sift_instr_int(s->i64, 0);
         LLVMValueRef args[] = {word, desc, value};
         LLVMBuildCall2(s->b, s->return_type, s->ret, args, 3, "");
         LLVMBuildBr(s->b, done);
@@ -368,44 +364,13 @@ static void register_table(instr *s, LLVMValueRef table, size_t n)
                                 LLVMPointerType(s->module_type, 0)};
     LLVMTypeRef reg_type = LLVMFunctionType(LLVMVoidTypeInContext(s->m.ctx), reg_params, 4, 0);
     LLVMValueRef reg = declare_hook(s, SIFT_VALUES_REGISTER_HOOK, reg_type);
-    LLVMValueRef first[] = {int_constant(s->i64, 0), int_constant(s->i64, 0)};
-    LLVMValueRef args[] = {int_constant(s->i32, SIFT_VALUES_ABI),
+    LLVMValueRef first[] = {sift_instr_int(s->i64, 0), sift_instr_int(s->i64, 0)};
+    LLVMValueRef args[] = {sift_instr_int(s->i32, SIFT_VALUES_ABI),
                            LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, first, 2),
-                           int_constant(s->i64, n), s->module};
+                           sift_instr_int(s->i64, n), s->module};
     LLVMBuildCall2(s->b, reg_type, reg, args, 4, "");
     LLVMBuildRetVoid(s->b);
     sift_instr_add_ctor(s->m.mod, ctor, CTOR_PRIORITY, NULL);
-}
-
-void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority, LLVMValueRef data)
-{
-    LLVMContextRef c = LLVMGetModuleContext(mod);
-    LLVMTypeRef i32 = LLVMInt32TypeInContext(c), ptr = LLVMPointerType(LLVMInt8TypeInContext(c), 0);
-    LLVMTypeRef void_fn = LLVMFunctionType(LLVMVoidTypeInContext(c), NULL, 0, 0);
-    LLVMValueRef old = LLVMGetNamedGlobal(mod, "llvm.global_ctors");
-    LLVMTypeRef entry_type;
-    unsigned count = 0;
-    if (old) {
-        entry_type = LLVMGetElementType(LLVMGlobalGetValueType(old));
-        count = LLVMGetArrayLength(LLVMGlobalGetValueType(old));
-    } else {
-        LLVMTypeRef fields[] = {i32, LLVMPointerType(void_fn, 0), ptr};
-        entry_type = LLVMStructTypeInContext(c, fields, 3, 0);
-    }
-    LLVMValueRef *entries = calloc(count + 1, sizeof(LLVMValueRef));
-    if (!entries) die("sift-instrument", "out of memory", NULL);
-    LLVMValueRef init = old ? LLVMGetInitializer(old) : NULL;
-    for (unsigned i = 0; i < count; i++)
-        entries[i] = LLVMGetOperand(init, i);
-    LLVMValueRef fields[] = {int_constant(i32, priority), ctor,
-                             data ? LLVMConstBitCast(data, ptr) : LLVMConstNull(ptr)};
-    entries[count] = LLVMConstNamedStruct(entry_type, fields, 3);
-    if (old) LLVMDeleteGlobal(old);
-    LLVMValueRef array = LLVMConstArray(entry_type, entries, count + 1);
-    LLVMValueRef ctors = LLVMAddGlobal(mod, LLVMTypeOf(array), "llvm.global_ctors");
-    LLVMSetInitializer(ctors, array);
-    LLVMSetLinkage(ctors, LLVMAppendingLinkage);
-    free(entries);
 }
 
 static int by_id(const void *a, const void *b)
@@ -423,16 +388,17 @@ static void instrument(instr *s)
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             sift_instr_fn *grown = realloc(fns, cap * sizeof(*fns));
-            if (!grown) die(s->m.source, "out of memory", NULL);
+            if (!grown) sift_instr_die(s->m.source, "out of memory", NULL);
             fns = grown;
         }
-        if (!sift_instr_plan(&s->m, fn, &fns[n++])) die(s->m.source, "out of memory", NULL);
+        if (!sift_instr_plan(&s->m, fn, &fns[n++]))
+            sift_instr_die(s->m.source, "out of memory", NULL);
     }
     if (n == 0) return;
     qsort(fns, n, sizeof(*fns), by_id);
     LLVMValueRef table = emit_table(s, fns, n);
     for (size_t i = 0; i < n; i++) {
-        LLVMValueRef index[] = {int_constant(s->i64, 0), int_constant(s->i64, i)};
+        LLVMValueRef index[] = {sift_instr_int(s->i64, 0), sift_instr_int(s->i64, i)};
         LLVMValueRef desc = LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(table), table, index, 2);
         hook_entry(s, &fns[i], desc);
         hook_returns(s, &fns[i], desc);
@@ -442,53 +408,10 @@ static void instrument(instr *s)
     register_table(s, table, n);
 }
 
-#define USAGE "usage: sift-instrument [-max-struct BYTES] IN.bc -o OUT.bc"
-
-int main(int argc, char **argv)
+void sift_instr_values(const sift_instr_module *m)
 {
-    const char *in = NULL, *out = NULL;
-    uint64_t max_struct = SIFT_INSTR_MAX_STRUCT;
-    for (int i = 1; i < argc; i++) {
-        char *end;
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "-max-struct") && i + 1 < argc) {
-            max_struct = strtoull(argv[++i], &end, 10);
-            if (*end || !*argv[i] || argv[i][0] == '-')
-                die(argv[i], "-max-struct takes a number of bytes", NULL);
-        } else if (argv[i][0] != '-' && !in) {
-            in = argv[i];
-        } else {
-            die(argv[i], "unexpected argument (" USAGE ")", NULL);
-        }
-    }
-    if (!in || !out) die("sift-instrument", USAGE, NULL);
-    instr s = {.m.ctx = LLVMContextCreate(), .m.max_struct = max_struct};
-    LLVMMemoryBufferRef buf;
-    char *msg = NULL;
-    if (LLVMCreateMemoryBufferWithContentsOfFile(in, &buf, &msg)) die(in, "cannot read", msg);
-    if (LLVMParseBitcodeInContext2(s.m.ctx, buf, &s.m.mod)) die(in, "not LLVM bitcode", NULL);
-    LLVMDisposeMemoryBuffer(buf);
-    size_t len;
-    const char *source = LLVMGetSourceFileName(s.m.mod, &len);
-    char *source_copy =
-        sift_instr_strdup(source && len ? source : in, source && len ? len : strlen(in));
-    if (!source_copy) die(in, "out of memory", NULL);
-    s.m.source = source_copy;
-    s.m.layout = LLVMGetModuleDataLayout(s.m.mod);
+    instr s = {.m = *m};
     set_up(&s);
     instrument(&s);
-    if (!sift_instr_fn_dirty(s.m.mod)) die(in, "out of memory", NULL);
-    if (LLVMVerifyModule(s.m.mod, LLVMReturnStatusAction, &msg)) {
-        char *nl = strchr(msg, '\n');
-        if (nl) *nl = '\0';
-        die(in, "the instrumented module does not verify", msg);
-    }
-    LLVMDisposeMessage(msg);
-    if (LLVMWriteBitcodeToFile(s.m.mod, out) != 0) die(out, "cannot write", NULL);
     LLVMDisposeBuilder(s.b);
-    LLVMDisposeModule(s.m.mod);
-    LLVMContextDispose(s.m.ctx);
-    free(source_copy);
-    return 0;
 }

@@ -1,7 +1,8 @@
-/* sift-instrument: adds function-boundary value hooks to an LLVM bitcode module. The parts
- * share this plan of one function, built by instrument_plan.c from the IR and its debug
- * information (instrument_debug.c), and turned into code and tables by instrument.c, with the
- * features computed inline by instrument_inline.c. */
+/* sift-instrument (sift_instrument.c): adds function-boundary value hooks to an LLVM bitcode
+ * module. The parts share this plan of one function, built by instrument_plan.c from the IR and
+ * its debug information (instrument_debug.c), and turned into code and tables by
+ * instrument.c, with the features computed inline by instrument_inline.c; instrument_ir.c holds
+ * the helpers they all use. */
 #ifndef SIFT_INSTRUMENT_H
 #define SIFT_INSTRUMENT_H
 
@@ -117,6 +118,9 @@ bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
  * or NULL. */
 LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
 
+/* Adds the value hooks and their table to every function of M that sift_instr_wanted takes. */
+void sift_instr_values(const sift_instr_module *m);
+
 /* Appends CTOR to MOD's llvm.global_ctors at PRIORITY, dropped with DATA's comdat when DATA
  * is not NULL. */
 void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority,
@@ -129,5 +133,11 @@ bool sift_instr_fn_dirty(LLVMModuleRef mod);
 
 /* A copy of TEXT, or of its first LEN bytes. */
 char *sift_instr_strdup(const char *text, size_t len);
+
+/* The integer constant V of type T. */
+LLVMValueRef sift_instr_int(LLVMTypeRef t, uint64_t v);
+
+/* Prints "sift-instrument: PATH: WHAT[: DETAIL]" and exits with 1. */
+_Noreturn void sift_instr_die(const char *path, const char *what, const char *detail);
 
 #endif

@@ -13,15 +13,7 @@ enum { SP_TYPE = 4 };     /* DISubprogram */
 enum { VAR_TYPE = 3 };    /* DILocalVariable */
 enum { SUB_TYPES = 3 };   /* DISubroutineType */
 enum { MAX_SCOPES = 16 }; /* namespaces and classes around a function */
-
-char *sift_instr_strdup(const char *text, size_t len)
-{
-    char *copy = malloc(len + 1);
-    if (!copy) return NULL;
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    return copy;
-}
+enum { MAX_ASKED = 32 };  /* variables asked their parameter number, per argument */
 
 static LLVMMetadataKind kind(LLVMMetadataRef md)
 {
@@ -159,15 +151,98 @@ LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg)
     return NULL;
 }
 
+/* An operand that used a value, by its user and index. */
+typedef struct {
+    LLVMValueRef user;
+    unsigned index;
+} use_slot;
+
+/* Points every operand that is VALUE at STAND_IN and lists them in USES, which has room for as
+ * many as VALUE has uses; returns how many it moved. */
+static size_t detach_uses(LLVMValueRef value, LLVMValueRef stand_in, use_slot *uses)
+{
+    size_t n = 0;
+    for (LLVMUseRef u; (u = LLVMGetFirstUse(value));) {
+        LLVMValueRef user = LLVMGetUser(u);
+        size_t before = n;
+        for (int i = 0, ops = LLVMGetNumOperands(user); i < ops; i++) {
+            if (LLVMGetOperand(user, i) != value) continue;
+            uses[n++] = (use_slot){user, (unsigned)i};
+            LLVMSetOperand(user, (unsigned)i, stand_in);
+        }
+        if (n == before) break; /* a use that is no operand: left alone */
+    }
+    return n;
+}
+
 /* The parameter number (from 1) of the local variable VAR, 0 for a variable that is not a
- * parameter. The C API has no getter for it; the node's printed form has it. */
+ * parameter. The C API has no getter for it; the node's printed form has it. A node printed
+ * while debug intrinsics use it is printed with the slots of their module, which numbers every
+ * metadata node of the module first: instrumenting would grow with functions times module
+ * size. So its uses point at a stand-in while it prints alone, and back after. */
 static unsigned param_number(LLVMContextRef ctx, LLVMMetadataRef var)
 {
-    char *text = LLVMPrintValueToString(LLVMMetadataAsValue(ctx, var));
+    LLVMValueRef node = LLVMMetadataAsValue(ctx, var);
+    size_t n = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(node); u; u = LLVMGetNextUse(u))
+        n++;
+    use_slot *uses = malloc((n ? n : 1) * sizeof(*uses));
+    if (uses)
+        n = detach_uses(node, LLVMMetadataAsValue(ctx, LLVMMDStringInContext2(ctx, "", 0)), uses);
+    char *text = LLVMPrintValueToString(node);
+    for (size_t i = 0; uses && i < n; i++)
+        LLVMSetOperand(uses[i].user, uses[i].index, node);
+    free(uses);
     const char *at = strstr(text, ", arg: ");
-    unsigned n = at ? (unsigned)strtoul(at + 7, NULL, 10) : 0;
+    unsigned number = at ? (unsigned)strtoul(at + 7, NULL, 10) : 0;
     LLVMDisposeMessage(text);
-    return n;
+    return number;
+}
+
+/* The local variable of SP that the debug intrinsic call I describes, or NULL. A callee
+ * inlined here may describe the argument as its own parameter: its variables are not SP's. */
+static LLVMMetadataRef local_variable(LLVMContextRef ctx, LLVMValueRef i, LLVMMetadataRef sp)
+{
+    if (!is_debug_call(i)) return NULL;
+    LLVMValueRef var_value = LLVMGetOperand(i, 1);
+    LLVMMetadataRef var = var_value ? LLVMValueAsMetadata(var_value) : NULL;
+    return var && kind(var) == LLVMDILocalVariableMetadataKind && operand(ctx, var, 0) == sp ? var
+                                                                                             : NULL;
+}
+
+/* The variable of FN's (subprogram SP's) whose value is ARG or its spill slot SPILL. */
+static LLVMMetadataRef variable_of(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp,
+                                   LLVMValueRef arg, LLVMValueRef spill)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            LLVMMetadataRef var = local_variable(ctx, i, sp);
+            LLVMValueRef value = var ? described_value(i) : NULL;
+            if (value && (value == arg || (spill && value == spill))) return var;
+        }
+    }
+    return NULL;
+}
+
+/* The first variable of FN's that is SP's parameter POSITION. A variable is described by many
+ * calls: each is asked its number once, up to MAX_ASKED of them. */
+static LLVMMetadataRef parameter(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp,
+                                 unsigned position)
+{
+    LLVMMetadataRef asked[MAX_ASKED];
+    unsigned nasked = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            LLVMMetadataRef var = local_variable(ctx, i, sp);
+            bool known = false;
+            for (unsigned k = 0; var && k < nasked && !known; k++)
+                known = asked[k] == var;
+            if (!var || known) continue;
+            if (param_number(ctx, var) == position) return var;
+            if (nasked < MAX_ASKED) asked[nasked++] = var;
+        }
+    }
+    return NULL;
 }
 
 char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp, LLVMValueRef arg,
@@ -175,28 +250,12 @@ char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp,
 {
     *type = NULL;
     if (!sp) return NULL;
-    LLVMValueRef spill = sift_instr_spill_slot(fn, arg);
-    LLVMMetadataRef by_position = NULL;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-            if (!is_debug_call(i)) continue;
-            LLVMValueRef var_value = LLVMGetOperand(i, 1);
-            LLVMMetadataRef var = var_value ? LLVMValueAsMetadata(var_value) : NULL;
-            /* A callee inlined here may describe the argument as its own parameter. */
-            if (!var || kind(var) != LLVMDILocalVariableMetadataKind || operand(ctx, var, 0) != sp)
-                continue;
-            LLVMValueRef value = described_value(i);
-            if (value && (value == arg || (spill && value == spill))) {
-                by_position = var;
-                break;
-            }
-            if (position && !by_position && param_number(ctx, var) == position) by_position = var;
-        }
-    }
+    LLVMMetadataRef var = variable_of(ctx, fn, sp, arg, sift_instr_spill_slot(fn, arg));
+    if (!var && position) var = parameter(ctx, fn, sp, position);
     unsigned len;
-    const char *name = by_position ? operand_string(ctx, by_position, 1, &len) : NULL;
+    const char *name = var ? operand_string(ctx, var, 1, &len) : NULL;
     if (!name) return NULL;
-    *type = operand(ctx, by_position, VAR_TYPE);
+    *type = operand(ctx, var, VAR_TYPE);
     return sift_instr_strdup(name, len);
 }
 
