@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include "rt/rt.h"
-#include "support/harness.h"
 #include "sift/snapshot.h"
 
 #include <dlfcn.h>
@@ -595,35 +594,6 @@ static void test_sanitizer_calls_hooks(void **state)
 }
 #endif
 
-/* Bugs guarded as LLVM's libFuzzer tests guard theirs (tests/fixtures/guarded.c: memcmp and
- * strncmp chains, substring searches, constants on either side, a 64-bit value and its negation,
- * a count of matching bytes), each found from an empty corpus with every one of three seeds
- * within a libFuzzer-sized budget: through the interposed comparisons in this build, through
- * the sanitizer's interceptors under ASan. */
-static void guarded_bugs_are_found(void **state)
-{
-    (void)state;
-    char *dir = sift_test_scratch();
-    assert_non_null(dir);
-    sift_test_proc *proc = malloc(sizeof(*proc));
-    assert_non_null(proc);
-    for (int guard = 1; guard <= 6; guard++) {
-        char flags[32];
-        snprintf(flags, sizeof flags, "-DGUARD=%d", guard);
-        assert_int_equal(sift_test_build(dir, "guarded", "tests/fixtures/guarded.c", flags), 0);
-        for (int seed = 1; seed <= 3; seed++) {
-            sift_test_sh(proc, dir,
-                         "rm -rf c a && mkdir c a && ./guarded -seed=%d -runs=3000000 "
-                         "-artifact_prefix=a/ c >/dev/null 2>&1",
-                         seed);
-            if (sift_test_count_entries(dir, "a", "crash-*") != 1)
-                fail_msg("guard %d, seed %d: not found", guard, seed);
-        }
-    }
-    free(proc);
-    sift_test_rmtree(dir);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,7 +603,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_int_ring_wraps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_closer_is_new, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bytes_keyed_by_site, setup, teardown),
-        cmocka_unit_test(guarded_bugs_are_found),
         cmocka_unit_test_setup_teardown(test_bytes_ring, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cmp_hooks, setup, teardown),

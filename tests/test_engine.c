@@ -82,45 +82,6 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
     assert_int_equal(entries("a", "slow-unit-*"), 0);
 }
 
-/* libFuzzer's extra counters count as coverage: a bug that only they lead to is found (without
- * them four bytes would have to be guessed at once). */
-static void extra_counters_guide_the_search(void **state)
-{
-    (void)state;
-    assert_int_equal(SIFT_TEST_SH(SIFT_BUILD_DIR
-                                  "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                                  "/tests/fixtures/extra_counters.c -o extra",
-                                  SIFT_TEST_SAN),
-                     0);
-    for (int seed = 1; seed <= 2; seed++) {
-        int rc = SIFT_TEST_SH(
-            "rm -rf c a && mkdir c a && ./extra -seed=%d -runs=2000000 -artifact_prefix=a/ c",
-            seed);
-        assert_int_not_equal(rc, 0);
-        assert_int_equal(entries("a", "crash-*"), 1);
-    }
-}
-
-/* The empty input runs first, once, as in libFuzzer: a bug only it reaches is found at once,
- * and the run ends there. */
-static void the_empty_input_runs_first(void **state)
-{
-    (void)state;
-    assert_int_equal(SIFT_TEST_SH(SIFT_BUILD_DIR
-                                  "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                                  "/tests/fixtures/empty.c -o empty",
-                                  SIFT_TEST_SAN),
-                     0);
-    int rc = SIFT_TEST_SH(
-        "rm -rf c a && mkdir c a && ./empty -seed=1 -runs=100000 -artifact_prefix=a/ c");
-    assert_int_not_equal(rc, 0);
-    /* The SHA-1 of no bytes names the artifact. */
-    assert_non_null(
-        strstr(proc.err, "Test unit written to a/crash-da39a3ee5e6b4b0d3255bfef95601890afd80709"));
-    assert_null(strstr(proc.err, "INITED"));
-    assert_null(strstr(proc.err, "Done "));
-}
-
 static void finds_the_magic_bug_from_nothing(void **state)
 {
     (void)state;
@@ -639,8 +600,6 @@ int main(void)
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
-        cmocka_unit_test(the_empty_input_runs_first),
-        cmocka_unit_test(extra_counters_guide_the_search),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);

@@ -31,12 +31,12 @@ SIFT_RT_NOINSTR static void start(void)
         sift_covmap_free(map);
         return;
     }
-    uint8_t *extra = __start___libfuzzer_extra_counters;
+    /* The linker's bounds of one section: compared as addresses. */
+    uintptr_t lo = (uintptr_t)__start___libfuzzer_extra_counters;
+    uintptr_t hi = (uintptr_t)__stop___libfuzzer_extra_counters;
     size_t first;
-    if (extra && extra < __stop___libfuzzer_extra_counters &&
-        sift_covmap_attach(map, SIFT_DOMAIN_EDGES, extra,
-                           (size_t)(__stop___libfuzzer_extra_counters - extra),
-                           &first) != SIFT_OK) {
+    if (lo && lo < hi &&
+        sift_covmap_attach(map, SIFT_DOMAIN_EDGES, (uint8_t *)lo, hi - lo, &first) != SIFT_OK) {
         sift_covmap_free(map);
         return;
     }
