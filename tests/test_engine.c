@@ -76,9 +76,10 @@ static int build_harnesses(void **state)
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/faults.c -o faults &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/custom.c -o custom &&"
            "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/calc.c -o calc &&"
-           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv",
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/examples/tlv.c -o tlv &&"
+           "%s -fsanitize=fuzzer %s " SIFT_SOURCE_DIR "/tests/fixtures/hostile.c -o hostile",
            cc, strstr(SIFT_TEST_SAN, "undefined") ? ",undefined" : "", cc, SIFT_TEST_SAN, cc,
-           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
+           SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN, cc, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -512,6 +513,95 @@ static void files_and_folders_swapped_get_one_line(void **state)
     }
 }
 
+/* A sanitizer whose symbolizer cannot start (seen as an unprivileged user) writes into a pipe
+ * without a reader: the crash report must not die of SIGPIPE before the artifact is written
+ * and announced. A symbolizer that exits at once stands in for it. */
+static void a_symbolizer_that_cannot_start_loses_no_crash(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf a && mkdir -p a bin && printf '#!/bin/sh\\nexit 0\\n' > "
+                "bin/llvm-symbolizer && chmod 755 bin/llvm-symbolizer && printf 1/7 > crash17 && "
+                "o=external_symbolizer_path=$PWD/bin/llvm-symbolizer && "
+                "ASAN_OPTIONS=$ASAN_OPTIONS:$o UBSAN_OPTIONS=$UBSAN_OPTIONS:$o "
+                "./calc -artifact_prefix=a/ crash17");
+    if (rc == 141) fail_msg("died of SIGPIPE:\n%s", proc.err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "Test unit written to a/crash-"));
+    assert_int_equal(count_prefixed("a", "crash-"), 1);
+}
+
+/* The harness in tests/fixtures/hostile.c, run once on the input "MODE" (a crash each time)
+ * with the environment ENV ("" for none), must leave its artifact in a/ and exit with a
+ * failure; returns the exit code. */
+static int hostile_crash(const char *env, const char *mode)
+{
+    int rc = sh("rm -rf a sub && mkdir a sub && printf '%s' > in && %s ./hostile "
+                "-artifact_prefix=a/ in",
+                mode, env);
+    if (rc == 0 || count_prefixed("a", "crash-") != 1)
+        fail_msg("%s: exit code %d, %zu artifacts:\n%s", mode, rc, count_prefixed("a", "crash-"),
+                 proc.err);
+    assert_non_null(strstr(proc.err, "Test unit written to a/crash-"));
+    return rc;
+}
+
+/* A SIGSEGV handler that the target installs in LLVMFuzzerInitialize (and that dies of the
+ * signal without a word) does not take the crash away from sift. */
+static void own_crash_handler_does_not_swallow_the_crash(void **state)
+{
+    (void)state;
+    assert_int_not_equal(hostile_crash("OWN_SEGV_HANDLER=1", "S"), 128 + 11);
+}
+
+/* A target that changes its working folder gets its artifacts, and its finds, where the paths
+ * given at the start pointed. */
+static void chdir_moves_no_artifact(void **state)
+{
+    (void)state;
+    hostile_crash("", "C");
+    assert_int_equal(count_prefixed("sub", ""), 0);
+    assert_int_equal(sh("rm -rf sub crash-* && mkdir sub && ./hostile in"), 1);
+    assert_non_null(strstr(proc.err, "Test unit written to ./crash-"));
+    assert_int_equal(count_prefixed(".", "crash-"), 1);
+    assert_int_equal(count_prefixed("sub", ""), 0);
+    assert_int_equal(sh("rm -f crash-*"), 0);
+}
+
+/* A crash in a process that the target forks is reported by that process, and the campaign
+ * fails with it. */
+static void crash_in_a_forked_child_fails_the_campaign(void **state)
+{
+    (void)state;
+    assert_int_equal(hostile_crash("", "F"), 77);
+    assert_non_null(strstr(proc.err, "ERROR: libFuzzer: a process forked by the fuzz target "
+                                     "crashed"));
+    int rc = sh("rm -rf c a && mkdir c a && printf F > c/f && ./hostile -runs=100 "
+                "-artifact_prefix=a/ c");
+    assert_int_equal(rc, 77);
+    assert_int_equal(count_prefixed("a", "crash-"), 1);
+}
+
+/* A target that writes into its input is stopped as libFuzzer stops it; the artifact and the
+ * corpus hold the input as it was, and the read-only newline a campaign without seeds starts
+ * from is written over without harm. */
+static void overwritten_input_is_caught_and_never_saved(void **state)
+{
+    (void)state;
+    assert_int_equal(hostile_crash("", "W"), 77);
+    assert_non_null(strstr(proc.err, "ERROR: libFuzzer: fuzz target overwrites its const input"));
+    assert_int_equal(sh("cat a/crash-*"), 0);
+    assert_string_equal(proc.out, "W");
+    int rc = sh("rm -rf c a && mkdir c a && printf W > c/w && ./hostile -runs=1000 "
+                "-artifact_prefix=a/ c && exit 3; cat c/* a/*");
+    assert_int_equal(rc, 0);
+    assert_string_equal(proc.out, "WW");
+    rc = sh("rm -rf c a && mkdir c a && ./hostile -runs=1000 -artifact_prefix=a/ c");
+    assert_int_equal(rc, 77);
+    assert_non_null(strstr(proc.err, "overwrites its const input"));
+    assert_int_equal(sh("cat a/crash-*"), 0);
+    assert_string_equal(proc.out, "\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +623,11 @@ int main(void)
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
+        cmocka_unit_test(a_symbolizer_that_cannot_start_loses_no_crash),
+        cmocka_unit_test(own_crash_handler_does_not_swallow_the_crash),
+        cmocka_unit_test(chdir_moves_no_artifact),
+        cmocka_unit_test(crash_in_a_forked_child_fails_the_campaign),
+        cmocka_unit_test(overwritten_input_is_caught_and_never_saved),
     };
     return cmocka_run_group_tests(tests, build_harnesses, remove_scratch);
 }

@@ -1,6 +1,7 @@
 /* Artifacts and atomic files. Everything here may run inside a signal handler or a sanitizer's
  * death callback, on a broken heap: only async-signal-safe system calls, no allocation, no
  * stdio, and numbers, hex and base64 formatted by hand. */
+#define _GNU_SOURCE /* O_PATH */
 #include "engine/artifact.h"
 
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <sha1.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h> /* rename(2) only: no streams here */
+#include <stdio.h> /* renameat(2) only: no streams here */
 #include <string.h>
 #include <unistd.h>
 
@@ -19,6 +20,25 @@
 #define BASE64_MAX 1024
 
 static atomic_int report_fd = 2;
+
+/* The working folder at start, or AT_FDCWD before sift_artifact_pin_cwd: a global because the
+ * writers here run in signal handlers. */
+static atomic_int start_dir = AT_FDCWD;
+
+int sift_artifact_pin_cwd(void)
+{
+    /* O_PATH: a folder that may be entered but not listed still pins. */
+    int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int old = atomic_exchange(&start_dir, fd);
+    if (old != AT_FDCWD) close(old);
+    return 0;
+}
+
+int sift_artifact_cwd(void)
+{
+    return atomic_load(&start_dir);
+}
 
 void sift_report_set_fd(int fd)
 {
@@ -230,20 +250,20 @@ int sift_write_atomic(const char *path, const uint8_t *data, size_t size)
             errno = ENAMETOOLONG;
             return -1;
         }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = openat(sift_artifact_cwd(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST) return -1;
     }
     if (fd < 0) return -1;
     if (write_fd(fd, data, size) < 0 || fsync(fd) < 0) {
         int err = errno;
         close(fd);
-        unlink(tmp);
+        unlinkat(sift_artifact_cwd(), tmp, 0);
         errno = err;
         return -1;
     }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
+    if (close(fd) < 0 || renameat(sift_artifact_cwd(), tmp, sift_artifact_cwd(), path) < 0) {
         int err = errno;
-        unlink(tmp);
+        unlinkat(sift_artifact_cwd(), tmp, 0);
         errno = err;
         return -1;
     }

@@ -25,6 +25,14 @@ int sift_report_fd(void);
  * array line ("0x46,0x55,") and an escaped ASCII line. Async-signal-safe. */
 void sift_print_unit(const uint8_t *data, size_t size);
 
+/* Pins the working folder of the start: the relative paths that sift_write_atomic and
+ * sift_artifact_write take are resolved against it from then on, so that a target calling
+ * chdir() moves no artifact and no saved input. Returns 0, or -1 with errno set. */
+int sift_artifact_pin_cwd(void);
+
+/* The pinned folder's descriptor for openat(), AT_FDCWD when none was pinned. */
+int sift_artifact_cwd(void);
+
 /* Hex SHA-1 of DATA into OUT (41 bytes with the NUL). Async-signal-safe. */
 void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
 

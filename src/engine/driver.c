@@ -127,6 +127,10 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
+    if (sift_artifact_pin_cwd() != 0) {
+        fprintf(stderr, "sift: cannot open the working folder: %s\n", strerror(errno));
+        return 1;
+    }
     bool files = false;
     for (size_t i = 0; i < opts.ninputs; i++) {
         int dir = sift_fs_is_dir(opts.inputs[i]);
@@ -143,6 +147,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 1;
     }
     if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
+    sift_fault_note_handlers();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;

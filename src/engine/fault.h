@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Exit codes as libFuzzer uses them (error and timeout codes come from the options). */
 #define SIFT_EXIT_OOM 71
@@ -34,8 +35,22 @@ typedef struct {
  * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
 int sift_fault_install(sift_fault *f);
 
+/* Notes the crash handlers in place before LLVMFuzzerInitialize runs (a sanitizer's), so that
+ * sift_fault_install puts them back, or its own, where the target replaced them. */
+void sift_fault_note_handlers(void);
+
+/* fork() for sift's own processes that run inputs (merge, -minimize_crash): a crash in one
+ * of them is its own, not one in a process the target forked. */
+pid_t sift_fault_fork(void);
+
+/* The target wrote into the input DATA that it was given read-only: reports it as libFuzzer
+ * does ("fuzz target overwrites its const input"), writes DATA as the crash artifact and exits
+ * with -error_exitcode. */
+void sift_fault_overwritten(sift_fault *f, const uint8_t *data, size_t size);
+
 /* Brackets one execution of the harness so that a fault is blamed on this input. */
 void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size);
+/* Ends it; stops the process, as after a crash, when a process the target forked crashed. */
 void sift_fault_end(sift_fault *f);
 
 /* Whether leak detection can run here (built with LeakSanitizer and -detect_leaks=1). */

@@ -125,21 +125,38 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_dict_free(&f->dict);
     free(f->buf);
     free(f->export_buf);
+    free(f->run_copy);
+}
+
+/* The copy of DATA the harness runs from, so that a harness writing into its input is caught
+ * (as libFuzzer catches it) and never damages what is saved, nor a read-only buffer. Under
+ * ASan an exact-size heap copy also catches a read one byte past the input. Returns NULL when
+ * out of memory; *OWNED is set when the copy is to be freed. */
+static uint8_t *copy_input(sift_fuzzer *f, const uint8_t *data, size_t size, bool *owned)
+{
+    uint8_t *copy;
+    *owned = f->exact_copy;
+    if (f->exact_copy) {
+        copy = malloc(size ? size : 1);
+    } else {
+        if (size > f->run_cap || !f->run_copy) {
+            uint8_t *grown = realloc(f->run_copy, size ? size : 1);
+            if (!grown) return NULL;
+            f->run_copy = grown;
+            f->run_cap = size ? size : 1;
+        }
+        copy = f->run_copy;
+    }
+    if (copy && size) memcpy(copy, data, size);
+    return copy;
 }
 
 /* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
 static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    uint8_t *copy = NULL;
-    const uint8_t *in = data;
-    if (f->exact_copy) {
-        /* An exact-size heap copy lets ASan catch a read one byte past the input. */
-        copy = malloc(size ? size : 1);
-        if (copy) {
-            memcpy(copy, data, size);
-            in = copy;
-        }
-    }
+    bool owned;
+    uint8_t *copy = copy_input(f, data, size, &owned);
+    const uint8_t *in = copy ? copy : data;
     f->rt->tracing = true;
     sift_fault_begin(&f->fault, data, size);
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
@@ -151,7 +168,9 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     f->exec_end_ns = end;
     uint64_t dt = end - t0;
     f->rt->tracing = false;
-    free(copy);
+    if (copy && size && memcmp(copy, data, size) != 0)
+        sift_fault_overwritten(&f->fault, data, size);
+    if (owned) free(copy);
     f->stats.execs++;
     if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
     return dt;
@@ -222,7 +241,8 @@ static uint64_t collect_features(sift_fuzzer *f, const uint8_t *data, size_t siz
  * time of campaigns that find often, and an input lost to a machine crash is found again. */
 static int write_unsynced(const char *path, const char *tmp, const uint8_t *data, size_t size)
 {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int base = sift_artifact_cwd();
+    int fd = openat(base, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0) return -1;
     while (size) {
         ssize_t w = write(fd, data, size);
@@ -233,9 +253,9 @@ static int write_unsynced(const char *path, const char *tmp, const uint8_t *data
     }
     int err = size ? errno : 0;
     if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, path) != 0) err = errno;
+    if (!err && renameat(base, tmp, base, path) != 0) err = errno;
     if (err) {
-        unlink(tmp);
+        unlinkat(base, tmp, 0);
         errno = err;
         return -1;
     }

@@ -57,7 +57,9 @@ struct sift_fuzzer {
     uint8_t *buf;               /* mutation buffer of max_len bytes */
     uint8_t *export_buf;        /* scratch for feature exports */
     size_t export_cap;
-    bool exact_copy;      /* run each input from an exact-size heap copy (under ASan) */
+    bool exact_copy;   /* run each input from an exact-size heap copy (under ASan) */
+    uint8_t *run_copy; /* otherwise each input runs from a copy here, of run_cap bytes */
+    size_t run_cap;
     uint64_t exec_end_ns; /* when the last execution returned (0 before the first) */
     sift_fuzzer_hooks hooks;
 };

@@ -155,7 +155,7 @@ int sift_merge(sift_fuzzer *f)
             return 1;
         }
         fflush(stderr);
-        pid_t pid = fork();
+        pid_t pid = sift_fault_fork();
         if (pid == 0) {
             close(pipefd[0]);
             merge_child(f, pipefd[1], inputs, n, start);
