@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,6 +240,46 @@ char *sift_fs_folder_of(const char *path, char *out, size_t cap)
         out[n++] = '.';
     out[n] = '\0';
     return out;
+}
+
+int sift_fs_lock(const char *dir, char *err, size_t errlen)
+{
+    char path[4096], pid[24] = "";
+    if ((size_t)snprintf(path, sizeof path, "%s/.lock", dir) >= sizeof path) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+        if (strspn(pid, "0123456789") != strlen(pid)) pid[0] = '\0'; /* the file is not trusted */
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "%s: in use by another campaign (pid %s)", dir,
+                     pid[0] ? pid : "unknown");
+        else
+            snprintf(err, errlen, "%s: %s", path, strerror(e));
+        close(fd);
+        return -1;
+    }
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int sift_fs_is_dir(const char *path)

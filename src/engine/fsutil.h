@@ -39,6 +39,12 @@ int sift_fs_check_writable(const char *dir, char *err, size_t errlen);
  * OUT, or NULL when it does not fit in CAP. */
 char *sift_fs_folder_of(const char *path, char *out, size_t cap);
 
+/* Takes the lock of the folder DIR for this process: a hidden file DIR/.lock held with
+ * flock(2), which the kernel releases when the process ends, by kill -9 too, and which holds
+ * the pid of its owner. Returns the lock's descriptor (keep it open), or -1 with "DIR: in use
+ * by another campaign (pid N)", or "DIR/.lock: problem", in ERR. */
+int sift_fs_lock(const char *dir, char *err, size_t errlen);
+
 /* 1 for a folder, 0 for anything else that exists, -1 when PATH cannot be examined. */
 int sift_fs_is_dir(const char *path);
 

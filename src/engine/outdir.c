@@ -80,9 +80,19 @@ static uint32_t next_id(const char *dir)
 int sift_outdir_open(sift_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof(*o));
+    o->lock = -1;
     if (make_dir(dir) != 0) return -1;
+    /* Before anything is removed: the temporaries of a campaign running there are in flight. */
+    char err[4352];
+    if ((o->lock = sift_fs_lock(dir, err, sizeof err)) < 0) {
+        fprintf(stderr, "sift: -out: %s\n", err);
+        return -1;
+    }
     o->dir = strdup(dir);
-    if (!o->dir) return -1;
+    if (!o->dir) {
+        sift_outdir_close(o);
+        return -1;
+    }
     o->cleaned = sift_outdir_clean(dir);
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char path[4096];
@@ -104,6 +114,8 @@ void sift_outdir_close(sift_outdir *o)
 {
     free(o->dir);
     o->dir = NULL;
+    if (o->lock >= 0) close(o->lock);
+    o->lock = -1;
 }
 
 int sift_outdir_list_queue(const sift_outdir *o, sift_pathlist *out)

@@ -15,6 +15,7 @@ typedef struct {
     char *dir;
     uint32_t next_id, next_crash, next_hang; /* ids continue after those on disk */
     size_t cleaned;                          /* temporaries removed when opened */
+    int lock;                                /* held on DIR (sift_fs_lock) while open */
 } sift_outdir;
 
 /* What fuzzer_stats and plot_data report. Times are Unix seconds (0: never). */
@@ -31,8 +32,9 @@ typedef struct {
     const char *banner, *command_line;
 } sift_outdir_stats;
 
-/* Creates DIR and its folders as needed, removes the temporaries that killed writers left, and
- * finds the next ids. Prints one line naming the path and returns -1 when it cannot. */
+/* Creates DIR and its folders as needed, locks DIR against other campaigns, removes the
+ * temporaries that killed writers left, and finds the next ids. Prints one line naming the
+ * path (or the campaign that holds DIR) and returns -1 when it cannot. */
 int sift_outdir_open(sift_outdir *o, const char *dir);
 void sift_outdir_close(sift_outdir *o);
 

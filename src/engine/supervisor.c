@@ -471,6 +471,7 @@ static void free_super(sift_super *s)
     sift_dlog_scratch_free(&s->rd);
     sift_campaign_free(&s->camp);
     if (s->has_out) sift_outdir_close(&s->out);
+    if (s->corpus_lock >= 0) close(s->corpus_lock);
     if (s->sync) sift_sync_close(s->sync);
     sift_snapshot_free(s->snap);
     sift_shared_unmap(&s->sh);
@@ -483,6 +484,7 @@ int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn targe
                     .argc = argc,
                     .argv = argv,
                     .n = sift_super_workers(o),
+                    .corpus_lock = -1,
                     .start_ns = sift_now_ns(),
                     .start_unix = (uint64_t)time(NULL)};
     int rc = sift_super_setup(&s);

@@ -161,6 +161,11 @@ int sift_super_setup(sift_super *s)
     }
     const char *corpus_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t cleaned = s->has_out ? s->out.cleaned : 0;
+    char err[4352];
+    if (corpus_dir && (s->corpus_lock = sift_fs_lock(corpus_dir, err, sizeof err)) < 0) {
+        fprintf(stderr, "sift: corpus folder %s\n", err);
+        return 1;
+    }
     if (corpus_dir) cleaned += sift_outdir_clean(corpus_dir);
     if (cleaned)
         fprintf(stderr, "INFO: removed %zu partial files left by a killed campaign\n", cleaned);
