@@ -107,6 +107,43 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
     assert_int_equal(count("S/me/queue", "sync:evil"), 1);
 }
 
+/* Links planted in the instance's own folder (DIR/NAME) are never followed: neither logs nor
+ * plot_data truncate a file elsewhere, a queue/ or logs/ that is a link is refused before
+ * anything is written or removed in it, and a link inside the queue is not read on resume. */
+static void links_in_its_own_folder_are_not_followed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *plant, *line;
+    } cases[] = {
+        {"mkdir -p S/me/logs && ln -s ../../../victim S/me/logs/worker-0.log",
+         "sift: cannot create the log S/me/logs/worker-0.log: Too many levels of symbolic links"},
+        {"mkdir -p S/me && ln -s ../../victim S/me/plot_data",
+         "sift: -out: cannot write S/me/plot_data: Too many levels of symbolic links"},
+        {"mkdir -p S/me && ln -s ../../away S/me/queue",
+         "sift: -out: S/me/queue: a symbolic link, not a folder"},
+        {"mkdir -p S/me && ln -s ../../away S/me/logs",
+         "sift: -out: S/me/logs: not a folder (or a symbolic link)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = sh("rm -rf S away && mkdir away && printf precious > victim && "
+                    "printf x > away/.x.tmp.1.1 && %s && ./w -workers=1 -sync_dir=S -name=me "
+                    "-max_total_time=2",
+                    cases[i].plant);
+        if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].plant, rc, proc.err);
+        sift_test_one_line(&proc, cases[i].plant, cases[i].line);
+        assert_int_equal(sh("cat victim; ls -A away"), 0);
+        assert_string_equal(proc.out, "precious.x.tmp.1.1\n");
+    }
+    /* A link in the queue, to a file outside, on resume. */
+    int rc = sh("rm -rf S c && mkdir c && ./w -workers=1 -sync_dir=S -name=me -runs=10 c && "
+                "ln -s ../../../victim S/me/queue/id:000100,evil && ./w -workers=1 -sync_dir=S "
+                "-name=me -runs=1000 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "S/me/queue/id:000100,evil: a symbolic link"));
+    assert_int_equal(sh("find S c -type f ! -name victim -exec grep -l precious {} +"), 1);
+}
+
 static uint64_t now_ms(void)
 {
     struct timespec ts;
@@ -158,6 +195,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hostile_sync_folders_are_refused_cleanly),
+        cmocka_unit_test(links_in_its_own_folder_are_not_followed),
         cmocka_unit_test(sift_and_afl_import_each_other),
     };
     return cmocka_run_group_tests(tests, build, cleanup);

@@ -160,6 +160,39 @@ int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", dir,
+                 errno == ELOOP || errno == ENOTDIR ? "not a folder (or a symbolic link)"
+                                                    : strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+            skip(list, e->d_name, "path too long");
+        else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            skip(list, path, strerror(errno));
+        else if (S_ISLNK(st.st_mode))
+            skip(list, path, "a symbolic link");
+        else if (!S_ISREG(st.st_mode))
+            skip(list, path, "not a regular file");
+        else
+            rc = push(list, path);
+    }
+    closedir(d);
+    if (rc != 0) snprintf(err, errlen, "%s: out of memory while listing", dir);
+    return rc;
+}
+
 void sift_pathlist_free(sift_pathlist *list)
 {
     for (size_t i = 0; i < list->count; i++)

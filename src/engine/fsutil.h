@@ -20,6 +20,11 @@ typedef struct {
  * writes one line naming DIR and the problem into ERR and returns -1. */
 int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen);
 
+/* Like sift_fs_list for a folder of sift's own (-out's queue), which nobody else should write
+ * into: only the regular files right in DIR, links never followed (counted as skipped), and
+ * DIR itself must be a real folder. */
+int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t errlen);
+
 void sift_pathlist_free(sift_pathlist *list);
 
 /* Reads at most MAX bytes of PATH into a fresh buffer (*DATA, free() it; never NULL on

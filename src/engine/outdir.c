@@ -15,13 +15,20 @@
 static const char *const subdirs[] = {"queue", "crashes", "hangs"};
 
 /* Creates the folder PATH, or checks that the one there takes new files: a campaign that could
- * not save its finds stops before it starts. */
-static int make_dir(const char *path)
+ * not save its finds stops before it starts. A folder of sift's OWN (queue/, crashes/, ...)
+ * must be a real folder: a link planted there would send sift's files, and the removal of
+ * temporaries, anywhere. The -out folder itself comes from the command line and may be one. */
+static int make_dir(const char *path, bool own)
 {
     if (mkdir(path, 0755) == 0 || errno == EEXIST) {
         struct stat st;
         char err[4352];
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int found = own ? lstat(path, &st) : stat(path, &st);
+        if (found == 0 && S_ISLNK(st.st_mode)) {
+            fprintf(stderr, "sift: -out: %s: a symbolic link, not a folder\n", path);
+            return -1;
+        }
+        if (found == 0 && S_ISDIR(st.st_mode)) {
             if (sift_fs_check_writable(path, err, sizeof err) == 0) return 0;
             fprintf(stderr, "sift: -out: cannot write into %s\n", err);
             return -1;
@@ -52,8 +59,12 @@ static bool is_temporary(const char *name)
 
 size_t sift_outdir_clean(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
@@ -81,7 +92,7 @@ int sift_outdir_open(sift_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof(*o));
     o->lock = -1;
-    if (make_dir(dir) != 0) return -1;
+    if (make_dir(dir, false) != 0) return -1;
     /* Before anything is removed: the temporaries of a campaign running there are in flight. */
     char err[4352];
     if ((o->lock = sift_fs_lock(dir, err, sizeof err)) < 0) {
@@ -97,7 +108,7 @@ int sift_outdir_open(sift_outdir *o, const char *dir)
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]);
-        if (make_dir(path) != 0) {
+        if (make_dir(path, true) != 0) {
             sift_outdir_close(o);
             return -1;
         }
@@ -122,7 +133,7 @@ int sift_outdir_list_queue(const sift_outdir *o, sift_pathlist *out)
 {
     char path[4096], err[4352];
     snprintf(path, sizeof path, "%s/queue", o->dir);
-    if (sift_fs_list(out, path, err, sizeof err) != 0) {
+    if (sift_fs_list_own(out, path, err, sizeof err) != 0) {
         fprintf(stderr, "sift: -out: %s\n", err);
         return -1;
     }
@@ -229,7 +240,7 @@ static int append_plot(sift_outdir *o, const sift_outdir_stats *st)
 {
     char path[4096], line[512];
     snprintf(path, sizeof path, "%s/plot_data", o->dir);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         fprintf(stderr, "sift: -out: cannot write %s: %s\n", path, strerror(errno));
         return -1;

@@ -107,7 +107,7 @@ static int open_log(sift_super *s, unsigned k, const char *dir)
         snprintf(path, sizeof path, "%s/worker-%u.log", dir, k);
     else
         snprintf(path, sizeof path, "fuzz-%u.log", k);
-    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (s->logs[k] < 0) {
         fprintf(stderr, "sift: cannot create the log %s: %s\n", path, strerror(errno));
         return -1;
@@ -195,8 +195,14 @@ int sift_super_setup(sift_super *s)
     char logdir[4096] = ".";
     if (s->has_out) {
         snprintf(logdir, sizeof logdir, "%s/logs", s->out.dir);
+        struct stat st;
         if (mkdir(logdir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "sift: cannot create %s: %s\n", logdir, strerror(errno));
+            return 1;
+        }
+        /* A link planted there would have the logs written anywhere. */
+        if (lstat(logdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "sift: -out: %s: not a folder (or a symbolic link)\n", logdir);
             return 1;
         }
     }
