@@ -47,7 +47,7 @@ long sift_outdir_id(const char *name)
     if (*p < '0' || *p > '9') return -1;
     for (; *p >= '0' && *p <= '9'; p++) {
         id = id * 10 + (*p - '0');
-        if (id > 999999999) return -1;
+        if (id > SIFT_OUTDIR_ID_MAX) return -1;
     }
     return *p == ',' || *p == '\0' ? id : -1;
 }
@@ -88,6 +88,34 @@ static uint32_t next_id(const char *dir)
     return (uint32_t)(max + 1);
 }
 
+/* A campaign killed in the middle of a write may leave plot_data with a torn last line, and a
+ * line appended to it would be one that no reader takes: the torn tail is cut back to the last
+ * whole line. */
+static void mend_plot(const char *dir)
+{
+    char path[4096], buf[4096];
+    snprintf(path, sizeof path, "%s/plot_data", dir);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    off_t end = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0, cut = end;
+    while (cut > 0) {
+        size_t n = cut < (off_t)sizeof buf ? (size_t)cut : sizeof buf, i = n;
+        if (pread(fd, buf, n, cut - (off_t)n) != (ssize_t)n) {
+            cut = end; /* unreadable: left as it is */
+            break;
+        }
+        while (i > 0 && buf[i - 1] != '\n')
+            i--;
+        cut -= (off_t)(n - i);
+        if (i > 0) break;
+    }
+    if (cut < end && ftruncate(fd, cut) != 0)
+        fprintf(stderr, "sift: -out: cannot cut the torn last line of %s: %s\n", path,
+                strerror(errno));
+    close(fd);
+}
+
 int sift_outdir_open(sift_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof(*o));
@@ -105,6 +133,7 @@ int sift_outdir_open(sift_outdir *o, const char *dir)
         return -1;
     }
     o->cleaned = sift_outdir_clean(dir);
+    mend_plot(dir);
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]);
@@ -151,6 +180,12 @@ void sift_outdir_safe(char *s)
 static long entry_path(sift_outdir *o, const char *sub, uint32_t *next, const char *desc,
                        char *path, size_t cap)
 {
+    /* Every id up to the largest is readable back (sift_outdir_id), so that the next start
+     * goes on after it; past it, a name would be reused. */
+    if (*next > SIFT_OUTDIR_ID_MAX) {
+        fprintf(stderr, "sift: -out: no id is left after id:%u in %s/%s\n", *next - 1, o->dir, sub);
+        return -1;
+    }
     int n = snprintf(path, cap, "%s/%s/id:%06u%s%s", o->dir, sub, *next, desc && *desc ? "," : "",
                      desc ? desc : "");
     if (n < 0 || (size_t)n >= cap) {

@@ -61,7 +61,12 @@ void sift_outdir_safe(char *s);
 /* Rewrites fuzzer_stats (atomically) and appends a line to plot_data. */
 int sift_outdir_report(sift_outdir *o, const sift_outdir_stats *st, bool plot);
 
-/* The id in an AFL++ queue name ("id:000042,..." is 42); -1 when NAME has none. */
+/* The largest id: the ids are AFL++'s 32-bit ones, and the one after the largest must still
+ * fit. */
+#define SIFT_OUTDIR_ID_MAX 4294967294L
+
+/* The id in an AFL++ queue name ("id:000042,..." is 42); -1 when NAME has none, or one past
+ * SIFT_OUTDIR_ID_MAX (such a name is no entry of ours, and takes no id from ours). */
 long sift_outdir_id(const char *name);
 
 #endif
