@@ -144,6 +144,23 @@ static void links_in_its_own_folder_are_not_followed(void **state)
     assert_int_equal(sh("find S c -type f ! -name victim -exec grep -l precious {} +"), 1);
 }
 
+/* A peer's entry names go into messages escaped: a newline cannot forge a line, an escape
+ * sequence cannot reach the terminal. */
+static void odd_peer_names_are_printed_escaped(void **state)
+{
+    (void)state;
+    int rc =
+        sh("rm -rf S && mkdir -p S/peer/queue && "
+           ": > \"S/peer/queue/id:000000,$(printf 'x\\nsift: sync: forged\\033]0;t\\007')\" && "
+           "touch -d '1 minute ago' S/peer/queue/* && "
+           "./w -workers=1 -sync_dir=S -name=me -max_total_time=2");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "sift: sync: S/peer/queue/id:000000,x\\x0asift: sync: "
+                                     "forged\\x1b]0;t\\x07: empty; skipped\n"));
+    assert_null(strchr(proc.err, '\033'));
+    assert_null(strstr(proc.err, "\nsift: sync: forged"));
+}
+
 static uint64_t now_ms(void)
 {
     struct timespec ts;
@@ -196,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hostile_sync_folders_are_refused_cleanly),
         cmocka_unit_test(links_in_its_own_folder_are_not_followed),
+        cmocka_unit_test(odd_peer_names_are_printed_escaped),
         cmocka_unit_test(sift_and_afl_import_each_other),
     };
     return cmocka_run_group_tests(tests, build, cleanup);

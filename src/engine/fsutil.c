@@ -1,5 +1,6 @@
 /* Reading corpora from disk: folder listings and bounded file reads that report, never crash. */
 #include "engine/fsutil.h"
+#include "engine/humanize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,8 +33,10 @@ static int push(sift_pathlist *list, const char *path)
 /* An entry left out of the listing: counted, and the first one described. */
 static void skip(sift_pathlist *list, const char *path, const char *why)
 {
+    char shown[sizeof list->first_skip];
     if (list->skipped++ == 0)
-        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s", path, why);
+        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s",
+                 sift_human_name(path, shown, sizeof shown), why);
 }
 
 /* Folders entered in this listing, by device and inode: a folder reached again through a link

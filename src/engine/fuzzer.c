@@ -2,6 +2,7 @@
 #include "engine/fuzzer.h"
 #include "engine/artifact.h"
 #include "engine/fsutil.h"
+#include "engine/humanize.h"
 #include "engine/stats.h"
 #include "engine/view.h"
 #include "rt/values.h"
@@ -392,11 +393,13 @@ static int load_seeds(sift_fuzzer *f)
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
         bool truncated = false;
+        char shown[sizeof err];
         /* Never more than the inputs may hold: a 100 MB file costs read_max bytes, as in
          * libFuzzer, which cuts seeds to -max_len (1 MiB when not given). */
         if (!s || sift_fs_read(paths.paths[i], read_max, &s->data, &s->size, &truncated, err,
                                sizeof err) != 0) {
-            fprintf(stderr, "sift: skipping seed %s\n", s ? err : "(out of memory)");
+            fprintf(stderr, "sift: skipping seed %s\n",
+                    s ? sift_human_name(err, shown, sizeof shown) : "(out of memory)");
             free(s);
             failed++;
             continue;

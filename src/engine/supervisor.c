@@ -6,6 +6,7 @@
 #include "engine/artifact.h"
 #include "engine/campaign.h"
 #include "engine/fault.h"
+#include "engine/humanize.h"
 #include "engine/outdir.h"
 #include "engine/replay.h"
 #include "engine/supervisor_io.h"
@@ -114,7 +115,9 @@ static void replay_failed(void *ctx, size_t item, sift_replay_failure why, int s
     sift_super *s = ctx;
     (void)status;
     s->replay_failed++;
-    const char *path = s->items[item].path ? s->items[item].path : "the empty start input";
+    char path[4096];
+    sift_human_name(s->items[item].path ? s->items[item].path : "the empty start input", path,
+                    sizeof path);
     if (why == SIFT_REPLAY_UNREADABLE)
         fprintf(stderr, "sift: replay: %s cannot be read; skipped\n", path);
     else

@@ -3,6 +3,7 @@
 #include "engine/supervisor_io.h"
 #include "engine/artifact.h"
 #include "engine/fault.h"
+#include "engine/humanize.h"
 #include "engine/view.h"
 #include "rt/rt.h"
 #include "sift/version.h"
@@ -520,7 +521,8 @@ void sift_super_sync_failed(void *ctx, size_t item, sift_replay_failure why, int
                             const char *artifact)
 {
     sift_super *s = ctx;
-    const char *path = sift_sync_path(s->sync, item);
+    char path[4096];
+    sift_human_name(sift_sync_path(s->sync, item), path, sizeof path);
     if (why == SIFT_REPLAY_UNREADABLE) {
         fprintf(stderr, "sift: sync: %s: cannot be read; skipped\n", path);
         return;

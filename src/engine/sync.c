@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "engine/sync.h"
 #include "engine/artifact.h"
+#include "engine/humanize.h"
 #include "engine/outdir.h"
 
 #include <dirent.h>
@@ -70,7 +71,8 @@ __attribute__((format(printf, 2, 3))) static void say_once(sift_sync *s, const c
     sift_sha1_hex((const uint8_t *)line, strlen(line), key);
     if (sift_corpus_find(s->said, key) >= 0) return;
     sift_corpus_add(s->said, NULL, 0, NULL, 0, 0, key, 0);
-    fprintf(stderr, "sift: sync: %s\n", line);
+    char shown[sizeof line];
+    fprintf(stderr, "sift: sync: %s\n", sift_human_name(line, shown, sizeof shown));
 }
 
 static int make_dir(const char *path)
