@@ -91,8 +91,10 @@ static int build(void **state)
     if (sh(SIFT_BUILD_DIR "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
                           "/tests/fixtures/workers.c -o w && " SIFT_BUILD_DIR
                           "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
-                          "/examples/calc.c -o calc",
-           SIFT_TEST_SAN, SIFT_TEST_SAN) != 0) {
+                          "/examples/calc.c -o calc && " SIFT_BUILD_DIR
+                          "/bin/sift-cc -g -O1 -fsanitize=fuzzer %s " SIFT_SOURCE_DIR
+                          "/tests/fixtures/hostile.c -o hostile",
+           SIFT_TEST_SAN, SIFT_TEST_SAN, SIFT_TEST_SAN) != 0) {
         fprintf(stderr, "%s%s", proc.out, proc.err);
         return -1;
     }
@@ -488,6 +490,19 @@ static void a_busy_folder_refuses_a_second_campaign(void **state)
                      0);
 }
 
+/* A worker whose target moves to another folder before it crashes: the artifact is where the
+ * campaign's paths pointed at the start, and -out keeps its copy in crashes/. */
+static void a_target_that_changes_folder_loses_no_crash(void **state)
+{
+    (void)state;
+    int rc = sh("rm -rf c o sub crash-* && mkdir c sub && printf C > c/seed && "
+                "./hostile -workers=1 -runs=200 -out=o c");
+    assert_int_not_equal(rc, 0);
+    assert_true(count("o/crashes", "id:", false) >= 1);
+    assert_true(count(".", "crash-", false) >= 1);
+    assert_int_equal(count("sub", "", true), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +517,7 @@ int main(void)
         cmocka_unit_test(unsaved_crash_ends_the_campaign),
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(a_busy_folder_refuses_a_second_campaign),
+        cmocka_unit_test(a_target_that_changes_folder_loses_no_crash),
     };
     return cmocka_run_group_tests(tests, build, cleanup);
 }
