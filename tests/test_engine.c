@@ -580,6 +580,10 @@ static void crash_in_a_forked_child_fails_the_campaign(void **state)
                 "-artifact_prefix=a/ c");
     assert_int_equal(rc, 77);
     assert_int_equal(count_prefixed("a", "crash-"), 1);
+    /* A child that calls exit() ends as it asks. */
+    rc = sh("rm -rf a && mkdir a && printf E > in && ./hostile -artifact_prefix=a/ in");
+    assert_int_equal(rc, 0);
+    assert_int_equal(count_prefixed("a", ""), 0);
 }
 
 /* A target that writes into its input is stopped as libFuzzer stops it; the artifact and the
