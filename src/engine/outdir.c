@@ -57,9 +57,11 @@ static bool is_temporary(const char *name)
     return name[0] == '.' && strstr(name, ".tmp.") != NULL;
 }
 
-size_t sift_outdir_clean(const char *dir)
+/* FLAGS: O_NOFOLLOW for a folder of sift's own, which a link must not stand in for; 0 for one
+ * named on the command line. */
+static size_t clean(const char *dir, int flags)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0) close(fd);
@@ -71,6 +73,11 @@ size_t sift_outdir_clean(const char *dir)
         if (is_temporary(e->d_name) && unlinkat(dirfd(d), e->d_name, 0) == 0) n++;
     closedir(d);
     return n;
+}
+
+size_t sift_outdir_clean(const char *dir)
+{
+    return clean(dir, 0);
 }
 
 /* The next id after every "id:N" in DIR. */
@@ -141,7 +148,7 @@ int sift_outdir_open(sift_outdir *o, const char *dir)
             sift_outdir_close(o);
             return -1;
         }
-        o->cleaned += sift_outdir_clean(path);
+        o->cleaned += clean(path, O_NOFOLLOW);
         uint32_t next = next_id(path);
         if (i == 0) o->next_id = next;
         if (i == 1) o->next_crash = next;
