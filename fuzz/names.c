@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "id:" and digits, up to ',' or the end, as AFL++ names queue entries; ids up to 999999999. */
+/* "id:" and digits, up to ',' or the end, as AFL++ names queue entries; ids up to
+ * SIFT_OUTDIR_ID_MAX. */
 static long expected_id(const char *name)
 {
     if (strncmp(name, "id:", 3) != 0) return -1;
@@ -14,8 +15,9 @@ static long expected_id(const char *name)
     if (end == digits || (*end != ',' && *end)) return -1;
     while (digits < end - 1 && *digits == '0')
         digits++;
-    if (end - digits > 9) return -1;
-    return strtol(digits, NULL, 10);
+    if (end - digits > 10) return -1;
+    long id = strtol(digits, NULL, 10);
+    return id > SIFT_OUTDIR_ID_MAX ? -1 : id;
 }
 
 static int allowed(char c)

@@ -127,9 +127,34 @@ static void overwritten_input_is_reported(void **state)
     assert_string_equal(proc.out, "W"); /* the input as it was given */
 }
 
+/* libFuzzer warns about a flag it lacks and runs; a bad value of a flag it has is an error. */
+static void unknown_flags_warn_and_run(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -runs=10 -no_such_flag=1 -entropic=1 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-no_such_flag=1'; use -help=1 "
+                                     "to list all flags\n"));
+    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-entropic=1'"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
+}
+
+/* OSS-Fuzz's run_fuzzer, reproduce and bad_build_check put "--" before the fuzzer's flags. */
+static void double_dash_is_ignored_as_libfuzzer_does(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -- -runs=10 --runs=abc c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: libFuzzer ignores flags that start with '--'\n"));
+    assert_non_null(strstr(proc.err, "WARNING: did you mean '-runs=abc' (single dash)?\n"));
+    assert_non_null(strstr(proc.err, "Done 10 runs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unknown_flags_warn_and_run),
+        cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
         cmocka_unit_test(cleanse_crash_scrubs_what_the_crash_does_not_need),
         cmocka_unit_test(create_missing_dirs_makes_the_folders),
         cmocka_unit_test(reduce_inputs_and_shrink),

@@ -237,29 +237,6 @@ static void bad_flags_and_paths_get_one_line(void **state)
     assert_non_null(strstr(proc.out, "-max_total_time"));
 }
 
-/* libFuzzer warns about a flag it lacks and runs; a bad value of a flag it has is an error. */
-static void unknown_flags_warn_and_run(void **state)
-{
-    (void)state;
-    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -runs=10 -no_such_flag=1 -entropic=1 c");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-no_such_flag=1'; use -help=1 "
-                                     "to list all flags\n"));
-    assert_non_null(strstr(proc.err, "WARNING: unrecognized flag '-entropic=1'"));
-    assert_non_null(strstr(proc.err, "Done 10 runs"));
-}
-
-/* OSS-Fuzz's run_fuzzer, reproduce and bad_build_check put "--" before the fuzzer's flags. */
-static void double_dash_is_ignored_as_libfuzzer_does(void **state)
-{
-    (void)state;
-    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./calc -- -runs=10 --runs=abc c");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "INFO: libFuzzer ignores flags that start with '--'\n"));
-    assert_non_null(strstr(proc.err, "WARNING: did you mean '-runs=abc' (single dash)?\n"));
-    assert_non_null(strstr(proc.err, "Done 10 runs"));
-}
-
 static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
 {
     (void)state;
@@ -351,8 +328,7 @@ static void oss_fuzz_style_build(void **state)
         "$CC $CFLAGS -c fuzz.c -o fuzz.o && $CC -fsanitize=fuzzer %s fuzz.o lib.a -o oss && "
         "rm -rf c && mkdir c && ./oss -runs=500 c",
         SIFT_TEST_SAN, SIFT_TEST_SAN);
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "Done 500 runs"));
+    if (rc != 0 || !strstr(proc.err, "Done 500 runs")) fail_msg("exit code %d:\n%s", rc, proc.err);
 }
 
 /* Folders sift writes into, not writable: each stops the campaign before it starts, with one
@@ -409,10 +385,10 @@ static void unwritable_outputs_stop_before_fuzzing(void **state)
     assert_string_equal(proc.out, "seed\n");
 
     /* A read-only mount stops root too, where this test may mount one (root, in a mount
-     * namespace of its own). */
-    int rc = SIFT_TEST_SH(
-        "mkdir -p rom && unshare -m sh -c 'mount -t tmpfs t rom 2>/dev/null || exit 99; "
-        "mkdir rom/c && mount -o remount,ro rom && ./calc -runs=100 rom/c'");
+     * namespace of its own; a user may not even make the namespace). */
+    int rc = SIFT_TEST_SH("mkdir -p rom && { unshare -m true 2>/dev/null || exit 99; } && "
+                          "unshare -m sh -c 'mount -t tmpfs t rom 2>/dev/null || exit 99; "
+                          "mkdir rom/c && mount -o remount,ro rom && ./calc -runs=100 rom/c'");
     if (rc != 99) {
         assert_int_equal(rc, 1);
         one_line("read-only mount", "sift: corpus folder: cannot write into rom/c: Read-only "
@@ -587,8 +563,6 @@ int main(void)
         cmocka_unit_test(silenced_target_still_reports_its_crash),
         cmocka_unit_test(sanitizer_only_limits),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
-        cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
-        cmocka_unit_test(unknown_flags_warn_and_run),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),

@@ -297,6 +297,66 @@ static void writable_folders(void **state)
     assert_null(sift_fs_folder_of("0123456789abcdef/x", out, sizeof out));
 }
 
+/* A folder's lock: a second holder is refused with the first one's pid, which a closed lock
+ * (the kernel's doing when its process dies) no longer stops; a pid that is no number is not
+ * repeated. */
+static void a_locked_folder_names_its_owner(void **state)
+{
+    (void)state;
+    char err[4352], want[256];
+    int fd = sift_fs_lock(root, err, sizeof err);
+    assert_true(fd >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        snprintf(want, sizeof want, "%s: in use by another campaign (pid %ld)", root,
+                 (long)getppid());
+        _exit(sift_fs_lock(root, err, sizeof err) == -1 && strcmp(err, want) == 0 ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    put(".lock", "\x1b]0;x\x07");
+    pid = fork();
+    if (pid == 0) {
+        snprintf(want, sizeof want, "%s: in use by another campaign (pid unknown)", root);
+        _exit(sift_fs_lock(root, err, sizeof err) == -1 && strcmp(err, want) == 0 ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(fd);
+    fd = sift_fs_lock(root, err, sizeof err);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(at(".lock"));
+}
+
+/* A folder of sift's own is listed without following a link, and must not be one itself. */
+static void own_folders_follow_no_link(void **state)
+{
+    (void)state;
+    char err[4352];
+    sift_pathlist list = {0};
+    mkdir(at("own"), 0755);
+    put("own/a", "1");
+    assert_int_equal(symlink("../sub", at("own/dirlink")), 0);
+    assert_int_equal(symlink("/etc/passwd", at("own/filelink")), 0);
+    assert_int_equal(symlink("own", at("ownlink")), 0);
+    assert_int_equal(sift_fs_list_own(&list, at("own"), err, sizeof err), 0);
+    assert_int_equal(list.count, 1);
+    assert_int_equal(list.skipped, 2);
+    assert_non_null(strstr(list.first_skip, "link: a symbolic link"));
+    sift_pathlist_free(&list);
+    assert_int_equal(sift_fs_list_own(&list, at("ownlink"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "ownlink: not a folder (or a symbolic link)"));
+    sift_pathlist_free(&list);
+    unlink(at("ownlink"));
+    unlink(at("own/dirlink"));
+    unlink(at("own/filelink"));
+    unlink(at("own/a"));
+    rmdir(at("own"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +367,8 @@ int main(void)
         cmocka_unit_test(unreadable_subfolder_is_counted),
         cmocka_unit_test(huge_files_are_read_up_to_the_limit),
         cmocka_unit_test(writable_folders),
+        cmocka_unit_test(a_locked_folder_names_its_owner),
+        cmocka_unit_test(own_folders_follow_no_link),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -40,12 +40,28 @@ static void spans_use_their_two_largest_units(void **state)
     assert_non_null(sift_human_span(UINT64_MAX, buf));
 }
 
+/* Names from folders others write into: no byte that a terminal acts on gets through. */
+static void names_are_escaped(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(sift_human_name("id:000001,ok+x-1.2", buf, sizeof buf),
+                        "id:000001,ok+x-1.2");
+    assert_string_equal(
+        sift_human_name("a\nsift: forged\x1b]0;t\x07\x1b[2J\\\xff", buf, sizeof buf),
+        "a\\x0asift: forged\\x1b]0;t\\x07\\x1b[2J\\x5c\\xff");
+    char small[12];
+    assert_string_equal(sift_human_name("\n\n\n\n", small, sizeof small), "\\x0a\\x0a...");
+    assert_string_equal(sift_human_name("abcdefghijklmnop", small, sizeof small), "abcde...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counts_get_thousands_separators),
         cmocka_unit_test(run_times_are_hours_minutes_seconds),
         cmocka_unit_test(spans_use_their_two_largest_units),
+        cmocka_unit_test(names_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Tests of the -out folder: AFL++'s layout made or resumed, temporaries of killed writers
  * removed, ids that continue after those on disk, entry names, the reports AFL++'s tools read,
- * and paths it must refuse in one line. */
+ * paths it must refuse in one line, ids that never repeat whatever names the queue holds, and a
+ * plot_data that a kill left torn. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include "engine/campaign/outdir.h"
 #include "support/harness.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +76,9 @@ static void a_resumed_folder_continues_its_ids(void **state)
     assert_int_equal(o.next_hang, 0);
     assert_int_equal(o.cleaned, 2);
     assert_int_equal(sift_test_count_entries(dir, "o/queue", ".*"), 1);
-    assert_int_equal(sift_test_count_entries(dir, "o", ".*"), 0);
+    /* Only the campaign's lock is hidden there now. */
+    assert_int_equal(sift_test_count_entries(dir, "o", ".*"), 1);
+    assert_int_equal(sift_test_count_entries(dir, "o", ".lock"), 1);
     assert_int_equal(sift_test_count_entries(dir, "o/queue", "*"), 5);
     sift_pathlist l = {0};
     assert_int_equal(sift_outdir_list_queue(&o, &l), 0);
@@ -145,9 +149,19 @@ static void ids_are_read_from_afl_names(void **state)
         const char *name;
         long id;
     } cases[] = {
-        {"id:000042,src:1", 42}, {"id:7", 7},       {"id:000000", 0}, {"id:999999999", 999999999},
-        {"id:1000000000", -1},   {"id:", -1},       {"id:,x", -1},    {"id:12x", -1},
-        {"xid:1", -1},           {"ID:000001", -1}, {"", -1},         {"id:-1", -1},
+        {"id:000042,src:1", 42},
+        {"id:7", 7},
+        {"id:000000", 0},
+        {"id:999999999", 999999999},
+        {"id:4294967294", 4294967294},
+        {"id:4294967295", -1},
+        {"id:", -1},
+        {"id:,x", -1},
+        {"id:12x", -1},
+        {"xid:1", -1},
+        {"ID:000001", -1},
+        {"", -1},
+        {"id:-1", -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (sift_outdir_id(cases[i].name) != cases[i].id)
@@ -200,7 +214,7 @@ static void reports_are_what_afl_tools_read(void **state)
     const char *rows = strchr(plot, '\n') + 1;
     assert_string_equal(rows, "60, 0, 0, 17, 0, 0, 25.00%, 2, 0, 0, 2057.60, 123456, 25\n"
                               "120, 0, 0, 17, 0, 0, 25.00%, 2, 0, 0, 2057.60, 234567, 25\n");
-    assert_int_equal(sift_test_count_entries(dir, "o", ".*"), 0);
+    assert_int_equal(sift_test_count_entries(dir, "o", ".*"), 1); /* the lock, no temporary */
     sift_outdir_close(&o);
 }
 
@@ -230,7 +244,7 @@ static void unusable_paths_get_one_line(void **state)
         assert_string_equal(err, line);
         assert_null(o.dir);
     }
-    assert_int_equal(sift_test_count_entries(dir, "o", "*"), 1);
+    assert_int_equal(sift_test_count_entries(dir, "o", "[!.]*"), 1);
 }
 
 /* A queue folder gone after opening: the write fails with a message, nothing is left. */
@@ -258,6 +272,100 @@ static void a_failed_write_says_which_file(void **state)
     sift_outdir_close(&o);
 }
 
+/* Queues N entries through a freshly opened O on DIR. */
+static void queue_some(const char *dir, int n)
+{
+    sift_outdir o;
+    assert_int_equal(sift_outdir_open(&o, dir), 0);
+    for (int i = 0; i < n; i++)
+        assert_true(sift_outdir_queue(&o, (const uint8_t *)"x", 1, "t") >= 0);
+    sift_outdir_close(&o);
+}
+
+/* The ids of DIR/queue; fails on a repeated one. Returns how many. */
+static size_t distinct_ids(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/queue", dir);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    long ids[64];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long id = sift_outdir_id(e->d_name);
+        if (id < 0) continue;
+        for (size_t i = 0; i < n; i++)
+            if (ids[i] == id) fail_msg("id %ld is used twice", id);
+        assert_true(n < 64);
+        ids[n++] = id;
+    }
+    closedir(d);
+    return n;
+}
+
+/* An entry named with the largest id AFL++'s six digits allow, or more, made every later start
+ * hand out the ids after it again, since it could not read back the names it had written. */
+static void ids_never_repeat_after_a_huge_one(void **state)
+{
+    const char *dir = *state;
+    sift_test_proc *proc = malloc(sizeof(*proc));
+    assert_non_null(proc);
+    assert_int_equal(sift_test_sh(proc, dir,
+                                  "mkdir -p o/queue && : > o/queue/id:999999999,planted && "
+                                  ": > o/queue/id:99999999999,past"),
+                     0);
+    char out[512];
+    snprintf(out, sizeof out, "%s/o", dir);
+    for (int start = 0; start < 3; start++)
+        queue_some(out, 4);
+    assert_int_equal(distinct_ids(out), 13);
+    assert_int_equal(sift_outdir_id("id:1000000011,t"), 1000000011);
+    assert_int_equal(sift_outdir_id("id:4294967295,x"), -1); /* past the largest */
+    assert_int_equal(sift_outdir_id("id:99999999999999999999999,x"), -1);
+
+    /* After the largest id there is none left: one line, never a name reused. */
+    assert_int_equal(sift_test_sh(proc, dir, "mkdir -p e/queue && : > e/queue/id:4294967294,last"),
+                     0);
+    snprintf(out, sizeof out, "%s/e", dir);
+    sift_outdir o;
+    assert_int_equal(sift_outdir_open(&o, out), 0);
+    assert_int_equal(sift_outdir_queue(&o, (const uint8_t *)"x", 1, "t"), -1);
+    sift_outdir_close(&o);
+    free(proc);
+}
+
+static void report_once(const char *dir, uint64_t now)
+{
+    sift_outdir o;
+    assert_int_equal(sift_outdir_open(&o, dir), 0);
+    sift_outdir_stats st = {.start_time = 100, .now = now, .banner = "b", .command_line = "c"};
+    assert_int_equal(sift_outdir_report(&o, &st, true), 0);
+    sift_outdir_close(&o);
+}
+
+/* A kill in the middle of a line of plot_data, then a resume: the torn line is cut, and every
+ * line is whole again. */
+static void a_torn_plot_line_is_cut_on_resume(void **state)
+{
+    const char *dir = *state;
+    sift_test_proc *proc = malloc(sizeof(*proc));
+    assert_non_null(proc);
+    char out[512];
+    snprintf(out, sizeof out, "%s/o", dir);
+    report_once(out, 101);
+    assert_int_equal(sift_test_sh(proc, dir, "printf '2, 0, 0, 7' >> o/plot_data"), 0);
+    report_once(out, 103);
+    assert_int_equal(sift_test_sh(proc, dir, "cut -d, -f1 o/plot_data | tr '\\n' ' '"), 0);
+    assert_string_equal(proc->out, "# relative_time 1 3 ");
+    /* A file with no whole line at all. */
+    assert_int_equal(sift_test_sh(proc, dir, "printf '# relat' > o/plot_data"), 0);
+    report_once(out, 104);
+    assert_int_equal(sift_test_sh(proc, dir, "cut -d, -f1 o/plot_data | tr '\\n' ' '"), 0);
+    assert_string_equal(proc->out, "# relative_time 4 ");
+    free(proc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +378,8 @@ int main(void)
         SIFT_TEST_IN_SCRATCH(reports_are_what_afl_tools_read),
         SIFT_TEST_IN_SCRATCH(unusable_paths_get_one_line),
         SIFT_TEST_IN_SCRATCH(a_failed_write_says_which_file),
+        SIFT_TEST_IN_SCRATCH(ids_never_repeat_after_a_huge_one),
+        SIFT_TEST_IN_SCRATCH(a_torn_plot_line_is_cut_on_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

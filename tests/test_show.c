@@ -366,6 +366,35 @@ static void resumed_and_older_plot_data(void **state)
     sift_out_plot_free(&pl);
 }
 
+/* Names in crashes/ come from the campaign's inputs and from peers: one with a newline would
+ * forge a line, one with escape sequences would set the terminal's title and clear it. They
+ * are shown escaped. */
+static void odd_crash_names_are_shown_escaped(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf b && cp -r o b && rm -f b/crashes/* && "
+                     ": > \"b/crashes/id:000009,$(printf 'x\\nfuzzer      forged\\033]0;"
+                     "pwned\\007\\033[2J')\" && " SIFT " show --no-plot b"),
+        0);
+    assert_non_null(strstr(proc.out, "b/crashes/id:000009,x\\x0afuzzer      forged\\x1b]0;"
+                                     "pwned\\x07\\x1b[2J\n"));
+    assert_null(strchr(proc.out, '\033'));
+    assert_null(strstr(proc.out, "\nfuzzer      forged"));
+}
+
+/* A campaign killed in the middle of a plot_data line, then resumed: the folder still shows. */
+static void a_resume_mends_a_torn_plot_line(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf t && cp -r o t && printf '9, 0, 0' >> t/plot_data && "
+                     "mkdir -p tc && ./calc -workers=1 -runs=100 -out=t tc 2>log; " SIFT
+                     " show --no-plot t"),
+        0);
+    assert_non_null(strstr(proc.out, "run time"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +405,8 @@ int main(void)
         cmocka_unit_test(cut_files_never_crash),
         cmocka_unit_test(ticks_are_round),
         cmocka_unit_test(resumed_and_older_plot_data),
+        cmocka_unit_test(odd_crash_names_are_shown_escaped),
+        cmocka_unit_test(a_resume_mends_a_torn_plot_line),
     };
     return cmocka_run_group_tests(tests, campaign, sift_test_scratch_teardown);
 }

@@ -77,6 +77,63 @@ static void hostile_sync_folders_are_refused_cleanly(void **state)
     assert_int_equal(entries("S/me/queue", "sync:evil"), 1);
 }
 
+/* Links planted in the instance's own folder (DIR/NAME) are never followed: neither logs nor
+ * plot_data truncate a file elsewhere, a queue/ or logs/ that is a link is refused before
+ * anything is written or removed in it, and a link inside the queue is not read on resume. */
+static void links_in_its_own_folder_are_not_followed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *plant, *line;
+    } cases[] = {
+        {"mkdir -p S/me/logs && ln -s ../../../victim S/me/logs/worker-0.log",
+         "sift: cannot create the log S/me/logs/worker-0.log: Too many levels of symbolic links"},
+        {"mkdir -p S/me && ln -s ../../victim S/me/plot_data",
+         "sift: -out: cannot write S/me/plot_data: Too many levels of symbolic links"},
+        {"mkdir -p S/me && ln -s ../../away S/me/queue",
+         "sift: -out: S/me/queue: a symbolic link, not a folder"},
+        {"mkdir -p S/me && ln -s ../../away S/me/logs",
+         "sift: -out: S/me/logs: not a folder (or a symbolic link)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc =
+            SIFT_TEST_SH("rm -rf S away && mkdir away && printf precious > victim && "
+                         "printf x > away/.x.tmp.1.1 && %s && ./w -workers=1 -sync_dir=S -name=me "
+                         "-max_total_time=2",
+                         cases[i].plant);
+        if (rc != 1) fail_msg("%s: exit code %d:\n%s", cases[i].plant, rc, proc.err);
+        sift_test_one_line(&proc, cases[i].plant, cases[i].line);
+        assert_int_equal(SIFT_TEST_SH("cat victim; ls -A away"), 0);
+        assert_string_equal(proc.out, "precious.x.tmp.1.1\n");
+    }
+    /* A link in the queue, to a file outside, on resume. */
+    int rc = SIFT_TEST_SH(
+        "rm -rf S c && mkdir c && ./w -workers=1 -sync_dir=S -name=me -runs=10 c && "
+        "ln -s ../../../victim S/me/queue/id:000100,evil && ./w -workers=1 -sync_dir=S "
+        "-name=me -runs=1000 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "S/me/queue/id:000100,evil: a symbolic link"));
+    assert_int_equal(SIFT_TEST_SH("find S c -type f ! -name victim -exec grep -l precious {} +"),
+                     1);
+}
+
+/* A peer's entry names go into messages escaped: a newline cannot forge a line, an escape
+ * sequence cannot reach the terminal. */
+static void odd_peer_names_are_printed_escaped(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH(
+        "rm -rf S && mkdir -p S/peer/queue && "
+        ": > \"S/peer/queue/id:000000,$(printf 'x\\nsift: sync: forged\\033]0;t\\007')\" && "
+        "touch -d '1 minute ago' S/peer/queue/* && "
+        "./w -workers=1 -sync_dir=S -name=me -max_total_time=2");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "sift: sync: S/peer/queue/id:000000,x\\x0asift: sync: "
+                                     "forged\\x1b]0;t\\x07: empty; skipped\n"));
+    assert_null(strchr(proc.err, '\033'));
+    assert_null(strstr(proc.err, "\nsift: sync: forged"));
+}
+
 static uint64_t now_ms(void)
 {
     struct timespec ts;
@@ -130,6 +187,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hostile_sync_folders_are_refused_cleanly),
+        cmocka_unit_test(links_in_its_own_folder_are_not_followed),
+        cmocka_unit_test(odd_peer_names_are_printed_escaped),
         cmocka_unit_test(sift_and_afl_import_each_other),
     };
     return cmocka_run_group_tests(tests, build, sift_test_scratch_teardown);

@@ -1,6 +1,7 @@
 /* Reading an output folder: strict parsers, so that a damaged file is named, never guessed at. */
 #define _GNU_SOURCE
 #include "cli/outread.h"
+#include "engine/base/humanize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,7 +53,7 @@ static bool instance_below(const char *dir, const char *file, char *name, size_t
         struct stat st;
         if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", dir, e->d_name, file) < sizeof path &&
             stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            snprintf(name, cap, "%s", e->d_name);
+            sift_human_name(e->d_name, name, cap);
             found = true;
         }
     }

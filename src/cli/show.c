@@ -81,8 +81,9 @@ static void list(FILE *out, const char *what, char **paths, size_t n, uint64_t s
     fprintf(out, "%-11s %s", what, sift_human_count(n, a));
     if (said != n) fprintf(out, " (fuzzer_stats counts %s)", sift_human_count(said, a));
     fputc('\n', out);
+    char shown[4096];
     for (size_t i = 0; i < n && i < MAX_LISTED; i++)
-        fprintf(out, "%-11s %s\n", "", paths[i]);
+        fprintf(out, "%-11s %s\n", "", sift_human_name(paths[i], shown, sizeof shown));
     if (n > MAX_LISTED) fprintf(out, "%-11s ... and %zu more\n", "", n - MAX_LISTED);
 }
 

@@ -1,5 +1,6 @@
 /* The harness binary's entry: parses flags, then reproduces, merges, minimises or fuzzes. */
 #include "engine/driver.h"
+#include "engine/base/files.h"
 #include "engine/contain/report.h"
 #include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
@@ -179,6 +180,10 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
+    if (sift_file_pin_cwd() != 0) {
+        fprintf(stderr, "sift: cannot open the working folder: %s\n", strerror(errno));
+        return 1;
+    }
     report_ignored(&opts);
     if (opts.create_missing_dirs && create_missing_dirs(&opts) != 0) return 1;
     bool files = false;
@@ -197,6 +202,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 1;
     }
     if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
+    sift_fault_note_handlers();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;

@@ -61,7 +61,8 @@ int sift_test_unprivileged(sift_test_jail *j, const char *dir, const char **why)
 void sift_test_one_line(const sift_test_proc *p, const char *what, const char *line);
 
 /* How many files folder DIR/SUB holds, or -1 when one is hidden (a temporary left) or not named
- * by the SHA-1 of what it holds (cut short under its final name). Runs a shell through P. */
+ * by the SHA-1 of what it holds (cut short under its final name). The campaign's lock, .lock,
+ * is left out. Runs a shell through P. */
 long sift_test_intact_files(sift_test_proc *p, const char *dir, const char *sub);
 
 /* A new empty folder under $TMPDIR or /tmp (NULL on failure), and its removal with all it

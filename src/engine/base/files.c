@@ -1,16 +1,36 @@
 /* Files written whole or not at all. Crash handlers write artifacts with this, on a possibly
  * broken heap: only async-signal-safe system calls, no allocation, no stdio. */
+#define _GNU_SOURCE /* O_PATH */
 #include "engine/base/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sha1.h>
 #include <stdatomic.h>
-#include <stdio.h> /* rename(2) only: no streams here */
+#include <stdio.h> /* renameat(2) only: no streams here */
 #include <string.h>
 #include <unistd.h>
 
 static const char hexdigit[] = "0123456789abcdef";
+
+/* The working folder at start, or AT_FDCWD before sift_file_pin_cwd: a global because the
+ * writers here run in signal handlers. */
+static atomic_int start_dir = AT_FDCWD;
+
+int sift_file_pin_cwd(void)
+{
+    /* O_PATH: a folder that may be entered but not listed still pins. */
+    int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int old = atomic_exchange(&start_dir, fd);
+    if (old != AT_FDCWD) close(old);
+    return 0;
+}
+
+int sift_file_cwd(void)
+{
+    return atomic_load(&start_dir);
+}
 
 void sift_sha1_hex(const uint8_t *data, size_t size, char out[41])
 {
@@ -73,7 +93,7 @@ int sift_file_temp(const char *path, char *tmp, size_t cap)
             errno = ENAMETOOLONG;
             return -1;
         }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd = openat(sift_file_cwd(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1;
@@ -102,9 +122,9 @@ int sift_write_whole(const char *path, const uint8_t *data, size_t size, bool sy
     int err = 0;
     if (sift_file_write_all(fd, data, size) != 0 || (sync && fsync(fd) != 0)) err = errno;
     if (close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, path) != 0) err = errno;
+    if (!err && renameat(sift_file_cwd(), tmp, sift_file_cwd(), path) != 0) err = errno;
     if (err) {
-        unlink(tmp);
+        unlinkat(sift_file_cwd(), tmp, 0);
         errno = err;
         return -1;
     }

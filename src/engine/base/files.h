@@ -7,11 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Pins the working folder of the start: the relative paths that the writers here take are
+ * resolved against it from then on, so that a target calling chdir() moves no artifact and no
+ * saved input. Returns 0, or -1 with errno set. */
+int sift_file_pin_cwd(void);
+
+/* The pinned folder's descriptor for openat(), AT_FDCWD when none was pinned. */
+int sift_file_cwd(void);
+
 /* Hex SHA-1 of DATA into OUT (41 bytes with the NUL). */
 void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
 
 /* Creates a new hidden temporary next to PATH (".NAME.tmp.PID.N": folder readers skip it and
- * resume removes it), its name into TMP (CAP bytes). Returns its descriptor open for writing,
+ * resume removes it), its name into TMP (CAP bytes), relative to the pinned folder. Returns its descriptor open for writing,
  * or -1 with errno set. */
 int sift_file_temp(const char *path, char *tmp, size_t cap);
 

@@ -1,6 +1,7 @@
 /* Reading corpora from disk: folder listings and bounded file reads that report, never crash. */
 #include "engine/base/fsutil.h"
 #include "engine/base/clock.h"
+#include "engine/base/humanize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,8 +35,10 @@ static int push(sift_pathlist *list, const char *path)
 /* An entry left out of the listing: counted, and the first one described. */
 static void skip(sift_pathlist *list, const char *path, const char *why)
 {
+    char shown[sizeof list->first_skip];
     if (list->skipped++ == 0)
-        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s", path, why);
+        snprintf(list->first_skip, sizeof list->first_skip, "%s: %s",
+                 sift_human_name(path, shown, sizeof shown), why);
 }
 
 /* Folders entered in this listing, by device and inode: a folder reached again through a link
@@ -161,6 +165,39 @@ int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t errlen)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", dir,
+                 errno == ELOOP || errno == ENOTDIR ? "not a folder (or a symbolic link)"
+                                                    : strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+            skip(list, e->d_name, "path too long");
+        else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            skip(list, path, strerror(errno));
+        else if (S_ISLNK(st.st_mode))
+            skip(list, path, "a symbolic link");
+        else if (!S_ISREG(st.st_mode))
+            skip(list, path, "not a regular file");
+        else
+            rc = push(list, path);
+    }
+    closedir(d);
+    if (rc != 0) snprintf(err, errlen, "%s: out of memory while listing", dir);
+    return rc;
+}
+
 void sift_pathlist_free(sift_pathlist *list)
 {
     for (size_t i = 0; i < list->count; i++)
@@ -241,6 +278,46 @@ char *sift_fs_folder_of(const char *path, char *out, size_t cap)
         out[n++] = '.';
     out[n] = '\0';
     return out;
+}
+
+int sift_fs_lock(const char *dir, char *err, size_t errlen)
+{
+    char path[4096], pid[24] = "";
+    if ((size_t)snprintf(path, sizeof path, "%s/.lock", dir) >= sizeof path) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+        if (strspn(pid, "0123456789") != strlen(pid)) pid[0] = '\0'; /* the file is not trusted */
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "%s: in use by another campaign (pid %s)", dir,
+                     pid[0] ? pid : "unknown");
+        else
+            snprintf(err, errlen, "%s: %s", path, strerror(e));
+        close(fd);
+        return -1;
+    }
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 int sift_fs_is_dir(const char *path)

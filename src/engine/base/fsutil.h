@@ -20,6 +20,11 @@ typedef struct {
  * writes one line naming DIR and the problem into ERR and returns -1. */
 int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen);
 
+/* Like sift_fs_list for a folder of sift's own (-out's queue), which nobody else should write
+ * into: only the regular files right in DIR, links never followed (counted as skipped), and
+ * DIR itself must be a real folder. */
+int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t errlen);
+
 void sift_pathlist_free(sift_pathlist *list);
 
 /* Reads at most MAX bytes of PATH into a fresh buffer (*DATA, free() it; never NULL on
@@ -43,6 +48,12 @@ int sift_fs_check_writable(const char *dir, char *err, size_t errlen);
  * its last slash ("a/b" and "a/" give "a/", "/x" gives "/"), or "." without a slash. Returns
  * OUT, or NULL when it does not fit in CAP. */
 char *sift_fs_folder_of(const char *path, char *out, size_t cap);
+
+/* Takes the lock of the folder DIR for this process: a hidden file DIR/.lock held with
+ * flock(2), which the kernel releases when the process ends, by kill -9 too, and which holds
+ * the pid of its owner. Returns the lock's descriptor (keep it open), or -1 with "DIR: in use
+ * by another campaign (pid N)", or "DIR/.lock: problem", in ERR. */
+int sift_fs_lock(const char *dir, char *err, size_t errlen);
 
 /* 1 for a folder, 0 for anything else that exists, -1 when PATH cannot be examined. */
 int sift_fs_is_dir(const char *path);

@@ -2,6 +2,7 @@
 #include "engine/base/humanize.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *sift_human_count(uint64_t v, char buf[32])
 {
@@ -34,5 +35,29 @@ const char *sift_human_span(uint64_t s, char buf[32])
         snprintf(buf, 32, "%lluh%02llum", v / 3600, v / 60 % 60);
     else
         snprintf(buf, 32, "%llud%02lluh", v / 86400, v / 3600 % 24);
+    return buf;
+}
+
+const char *sift_human_name(const char *s, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    /* Room is kept for an escape, a "..." and the NUL. */
+    for (; *s && n + 8 <= cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            buf[n++] = (char)c;
+            continue;
+        }
+        buf[n++] = '\\';
+        buf[n++] = 'x';
+        buf[n++] = hex[c >> 4];
+        buf[n++] = hex[c & 15];
+    }
+    if (*s && n + 4 <= cap) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    if (cap) buf[n < cap ? n : cap - 1] = '\0';
     return buf;
 }

@@ -3,6 +3,7 @@
 #ifndef SIFT_HUMANIZE_H
 #define SIFT_HUMANIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* V with thousands separators: 1234567 is "1,234,567". */
@@ -11,5 +12,11 @@ const char *sift_human_count(uint64_t v, char buf[32]);
 const char *sift_human_clock(uint64_t s, char buf[32]);
 /* A span of S seconds in its two largest units: 7s, 3m12s, 2h05m, 3d04h. */
 const char *sift_human_span(uint64_t s, char buf[32]);
+
+/* The file name S as it may go to a terminal or a log: each byte outside printable ASCII, and
+ * '\\', written as \\xNN, so that a name from a folder others write into (a peer's queue,
+ * crashes/) can neither forge a line nor send escape sequences. Cut to fit CAP, with "..." at
+ * the end when cut. Returns BUF. */
+const char *sift_human_name(const char *s, char *buf, size_t cap);
 
 #endif

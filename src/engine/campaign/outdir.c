@@ -15,13 +15,20 @@
 static const char *const subdirs[] = {"queue", "crashes", "hangs"};
 
 /* Creates the folder PATH, or checks that the one there takes new files: a campaign that could
- * not save its finds stops before it starts. */
-static int make_dir(const char *path)
+ * not save its finds stops before it starts. A folder of sift's OWN (queue/, crashes/, ...)
+ * must be a real folder: a link planted there would send sift's files, and the removal of
+ * temporaries, anywhere. The -out folder itself comes from the command line and may be one. */
+static int make_dir(const char *path, bool own)
 {
     if (mkdir(path, 0755) == 0 || errno == EEXIST) {
         struct stat st;
         char err[4352];
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int found = own ? lstat(path, &st) : stat(path, &st);
+        if (found == 0 && S_ISLNK(st.st_mode)) {
+            fprintf(stderr, "sift: -out: %s: a symbolic link, not a folder\n", path);
+            return -1;
+        }
+        if (found == 0 && S_ISDIR(st.st_mode)) {
             if (sift_fs_check_writable(path, err, sizeof err) == 0) return 0;
             fprintf(stderr, "sift: -out: cannot write into %s\n", err);
             return -1;
@@ -40,7 +47,7 @@ long sift_outdir_id(const char *name)
     if (*p < '0' || *p > '9') return -1;
     for (; *p >= '0' && *p <= '9'; p++) {
         id = id * 10 + (*p - '0');
-        if (id > 999999999) return -1;
+        if (id > SIFT_OUTDIR_ID_MAX) return -1;
     }
     return *p == ',' || *p == '\0' ? id : -1;
 }
@@ -50,16 +57,27 @@ static bool is_temporary(const char *name)
     return name[0] == '.' && strstr(name, ".tmp.") != NULL;
 }
 
-size_t sift_outdir_clean(const char *dir)
+/* FLAGS: O_NOFOLLOW for a folder of sift's own, which a link must not stand in for; 0 for one
+ * named on the command line. */
+static size_t clean(const char *dir, int flags)
 {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
         if (is_temporary(e->d_name) && unlinkat(dirfd(d), e->d_name, 0) == 0) n++;
     closedir(d);
     return n;
+}
+
+size_t sift_outdir_clean(const char *dir)
+{
+    return clean(dir, 0);
 }
 
 /* The next id after every "id:N" in DIR. */
@@ -77,21 +95,60 @@ static uint32_t next_id(const char *dir)
     return (uint32_t)(max + 1);
 }
 
+/* A campaign killed in the middle of a write may leave plot_data with a torn last line, and a
+ * line appended to it would be one that no reader takes: the torn tail is cut back to the last
+ * whole line. */
+static void mend_plot(const char *dir)
+{
+    char path[4096], buf[4096];
+    snprintf(path, sizeof path, "%s/plot_data", dir);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    off_t end = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0, cut = end;
+    while (cut > 0) {
+        size_t n = cut < (off_t)sizeof buf ? (size_t)cut : sizeof buf, i = n;
+        if (pread(fd, buf, n, cut - (off_t)n) != (ssize_t)n) {
+            cut = end; /* unreadable: left as it is */
+            break;
+        }
+        while (i > 0 && buf[i - 1] != '\n')
+            i--;
+        cut -= (off_t)(n - i);
+        if (i > 0) break;
+    }
+    if (cut < end && ftruncate(fd, cut) != 0)
+        fprintf(stderr, "sift: -out: cannot cut the torn last line of %s: %s\n", path,
+                strerror(errno));
+    close(fd);
+}
+
 int sift_outdir_open(sift_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof(*o));
-    if (make_dir(dir) != 0) return -1;
+    o->lock = -1;
+    if (make_dir(dir, false) != 0) return -1;
+    /* Before anything is removed: the temporaries of a campaign running there are in flight. */
+    char err[4352];
+    if ((o->lock = sift_fs_lock(dir, err, sizeof err)) < 0) {
+        fprintf(stderr, "sift: -out: %s\n", err);
+        return -1;
+    }
     o->dir = strdup(dir);
-    if (!o->dir) return -1;
+    if (!o->dir) {
+        sift_outdir_close(o);
+        return -1;
+    }
     o->cleaned = sift_outdir_clean(dir);
+    mend_plot(dir);
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]);
-        if (make_dir(path) != 0) {
+        if (make_dir(path, true) != 0) {
             sift_outdir_close(o);
             return -1;
         }
-        o->cleaned += sift_outdir_clean(path);
+        o->cleaned += clean(path, O_NOFOLLOW);
         uint32_t next = next_id(path);
         if (i == 0) o->next_id = next;
         if (i == 1) o->next_crash = next;
@@ -104,13 +161,15 @@ void sift_outdir_close(sift_outdir *o)
 {
     free(o->dir);
     o->dir = NULL;
+    if (o->lock >= 0) close(o->lock);
+    o->lock = -1;
 }
 
 int sift_outdir_list_queue(const sift_outdir *o, sift_pathlist *out)
 {
     char path[4096], err[4352];
     snprintf(path, sizeof path, "%s/queue", o->dir);
-    if (sift_fs_list(out, path, err, sizeof err) != 0) {
+    if (sift_fs_list_own(out, path, err, sizeof err) != 0) {
         fprintf(stderr, "sift: -out: %s\n", err);
         return -1;
     }
@@ -128,6 +187,12 @@ void sift_outdir_safe(char *s)
 static long entry_path(sift_outdir *o, const char *sub, uint32_t *next, const char *desc,
                        char *path, size_t cap)
 {
+    /* Every id up to the largest is readable back (sift_outdir_id), so that the next start
+     * goes on after it; past it, a name would be reused. */
+    if (*next > SIFT_OUTDIR_ID_MAX) {
+        fprintf(stderr, "sift: -out: no id is left after id:%u in %s/%s\n", *next - 1, o->dir, sub);
+        return -1;
+    }
     int n = snprintf(path, cap, "%s/%s/id:%06u%s%s", o->dir, sub, *next, desc && *desc ? "," : "",
                      desc ? desc : "");
     if (n < 0 || (size_t)n >= cap) {
@@ -217,7 +282,7 @@ static int append_plot(sift_outdir *o, const sift_outdir_stats *st)
 {
     char path[4096], line[512];
     snprintf(path, sizeof path, "%s/plot_data", o->dir);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         fprintf(stderr, "sift: -out: cannot write %s: %s\n", path, strerror(errno));
         return -1;

@@ -16,6 +16,7 @@ typedef struct {
     char *dir;
     uint32_t next_id, next_crash, next_hang; /* ids continue after those on disk */
     size_t cleaned;                          /* temporaries removed when opened */
+    int lock;                                /* held on DIR (sift_fs_lock) while open */
 } sift_outdir;
 
 /* What fuzzer_stats and plot_data report. Times are Unix seconds (0: never). */
@@ -32,8 +33,9 @@ typedef struct {
     const char *banner, *command_line;
 } sift_outdir_stats;
 
-/* Creates DIR and its folders as needed, removes the temporaries that killed writers left, and
- * finds the next ids. Prints one line naming the path and returns -1 when it cannot. */
+/* Creates DIR and its folders as needed, locks DIR against other campaigns, removes the
+ * temporaries that killed writers left, and finds the next ids. Prints one line naming the
+ * path (or the campaign that holds DIR) and returns -1 when it cannot. */
 int sift_outdir_open(sift_outdir *o, const char *dir);
 void sift_outdir_close(sift_outdir *o);
 
@@ -60,7 +62,12 @@ void sift_outdir_safe(char *s);
 /* Rewrites fuzzer_stats (atomically) and appends a line to plot_data. */
 int sift_outdir_report(sift_outdir *o, const sift_outdir_stats *st, bool plot);
 
-/* The id in an AFL++ queue name ("id:000042,..." is 42); -1 when NAME has none. */
+/* The largest id: the ids are AFL++'s 32-bit ones, and the one after the largest must still
+ * fit. */
+#define SIFT_OUTDIR_ID_MAX 4294967294L
+
+/* The id in an AFL++ queue name ("id:000042,..." is 42); -1 when NAME has none, or one past
+ * SIFT_OUTDIR_ID_MAX (such a name is no entry of ours, and takes no id from ours). */
 long sift_outdir_id(const char *name);
 
 #endif

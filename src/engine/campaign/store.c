@@ -110,7 +110,7 @@ static int stage(sift_store *c, const char *path, const uint8_t *data, size_t si
     fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(err));
     if (st->fd >= 0) {
         close(st->fd);
-        unlink(tmp);
+        unlinkat(sift_file_cwd(), tmp, 0);
     }
     free(st->tmp);
     free(st->path);
@@ -168,11 +168,11 @@ int sift_store_flush(sift_store *c)
     }
     for (size_t i = 0; i < c->nstaged; i++) {
         struct sift_staged *st = &c->staged[i];
-        if (rc == 0 && rename(st->tmp, st->path) != 0) {
+        if (rc == 0 && renameat(sift_file_cwd(), st->tmp, sift_file_cwd(), st->path) != 0) {
             fprintf(stderr, "sift: cannot save %s: %s\n", st->path, strerror(errno));
             rc = -1;
         }
-        if (rc != 0) unlink(st->tmp);
+        if (rc != 0) unlinkat(sift_file_cwd(), st->tmp, 0);
         free(st->tmp);
         free(st->path);
     }

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "engine/campaign/super_report.h"
 #include "engine/base/clock.h"
+#include "engine/base/humanize.h"
 #include "engine/base/limits.h"
 #include "engine/contain/fault.h"
 #include "engine/progress/progress.h"
@@ -303,7 +304,8 @@ void sift_super_sync_failed(void *ctx, size_t item, sift_replay_failure why, int
                             const char *artifact)
 {
     sift_super *s = ctx;
-    const char *path = sift_sync_path(s->sync, item);
+    char path[4096];
+    sift_human_name(sift_sync_path(s->sync, item), path, sizeof path);
     if (why == SIFT_REPLAY_UNREADABLE) {
         fprintf(stderr, "sift: sync: %s: cannot be read; skipped\n", path);
         return;

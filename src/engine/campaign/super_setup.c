@@ -92,7 +92,7 @@ static int open_log(sift_super *s, unsigned k, const char *dir)
         snprintf(path, sizeof path, "%s/worker-%u.log", dir, k);
     else
         snprintf(path, sizeof path, "%s/fuzz-%u.log", dir, k);
-    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    s->logs[k] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (s->logs[k] < 0) {
         fprintf(stderr, "sift: cannot create the log %s: %s\n", path, strerror(errno));
         return -1;
@@ -162,6 +162,11 @@ int sift_super_setup(sift_super *s)
     }
     const char *corpus_dir = o->ninputs ? o->inputs[0] : NULL;
     size_t cleaned = s->has_out ? s->out.cleaned : 0;
+    char err[4352];
+    if (corpus_dir && (s->corpus_lock = sift_fs_lock(corpus_dir, err, sizeof err)) < 0) {
+        fprintf(stderr, "sift: corpus folder %s\n", err);
+        return 1;
+    }
     if (corpus_dir) cleaned += sift_outdir_clean(corpus_dir);
     if (cleaned)
         fprintf(stderr, "INFO: removed %zu partial files left by a killed campaign\n", cleaned);
@@ -205,8 +210,14 @@ int sift_super_setup(sift_super *s)
         snprintf(logdir, sizeof logdir, "%s", s->tmp_logdir);
     } else if (s->has_out) {
         snprintf(logdir, sizeof logdir, "%s/logs", s->out.dir);
+        struct stat st;
         if (mkdir(logdir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "sift: cannot create %s: %s\n", logdir, strerror(errno));
+            return 1;
+        }
+        /* A link planted there would have the logs written anywhere. */
+        if (lstat(logdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "sift: -out: %s: not a folder (or a symbolic link)\n", logdir);
             return 1;
         }
     }

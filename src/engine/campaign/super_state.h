@@ -46,6 +46,7 @@ typedef struct {
     sift_store camp;
     sift_outdir out;
     bool has_out;
+    int corpus_lock; /* held on the first corpus folder (sift_fs_lock), -1 for none */
     sift_sync *sync;
     sift_replay sync_rp;
     bool syncing, replaying, stopping;

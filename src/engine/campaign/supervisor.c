@@ -14,6 +14,7 @@
 #include "engine/campaign/sync.h"
 #include "engine/progress/view.h"
 #include "engine/campaign/worker.h"
+#include "engine/base/humanize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,15 +104,19 @@ static void replay_failed(void *ctx, size_t item, sift_replay_failure why, int s
                           const char *artifact)
 {
     sift_super *s = ctx;
-    (void)status;
     s->replay_failed++;
-    const char *path = s->items[item].path ? s->items[item].path : "the empty start input";
-    if (why == SIFT_REPLAY_UNREADABLE)
+    char path[4096];
+    sift_human_name(s->items[item].path ? s->items[item].path : "the empty start input", path,
+                    sizeof path);
+    if (why == SIFT_REPLAY_UNREADABLE) {
         fprintf(stderr, "sift: replay: %s cannot be read; skipped\n", path);
-    else
-        fprintf(stderr, "sift: replay: %s %s the target%s%s; skipped\n", path,
-                why == SIFT_REPLAY_HANG ? "hangs" : "crashes", *artifact ? ", artifact " : "",
-                artifact);
+        return;
+    }
+    bool hang = why == SIFT_REPLAY_HANG;
+    fprintf(stderr, "sift: replay: %s %s the target%s%s; skipped\n", path,
+            hang ? "hangs" : "crashes", *artifact ? ", artifact " : "", artifact);
+    /* A crash seen is kept where the campaign keeps its crashes, whichever process saw it. */
+    if (*artifact && s->has_out) sift_super_save_fault(s, hang, status, artifact);
 }
 
 static void describe_item(void *ctx, size_t item, unsigned *where, char *desc, size_t cap)
@@ -499,6 +504,7 @@ static void free_super(sift_super *s)
     sift_dlog_scratch_free(&s->rd);
     sift_store_free(&s->camp);
     if (s->has_out) sift_outdir_close(&s->out);
+    if (s->corpus_lock >= 0) close(s->corpus_lock);
     if (s->sync) sift_sync_close(s->sync);
     sift_snapshot_free(s->snap);
     sift_shared_unmap(&s->sh);
@@ -511,6 +517,7 @@ int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn targe
                     .argc = argc,
                     .argv = argv,
                     .n = sift_super_workers(o),
+                    .corpus_lock = -1,
                     .start_ns = sift_now_ns(),
                     .start_unix = (uint64_t)time(NULL)};
     int rc = sift_super_setup(&s);

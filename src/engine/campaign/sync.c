@@ -6,6 +6,7 @@
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
 #include "engine/campaign/outdir.h"
+#include "engine/base/humanize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,7 +72,8 @@ __attribute__((format(printf, 2, 3))) static void say_once(sift_sync *s, const c
     sift_sha1_hex((const uint8_t *)line, strlen(line), key);
     if (sift_corpus_find(s->said, key) >= 0) return;
     sift_corpus_add(s->said, NULL, 0, NULL, 0, 0, key, 0);
-    fprintf(stderr, "sift: sync: %s\n", line);
+    char shown[sizeof line];
+    fprintf(stderr, "sift: sync: %s\n", sift_human_name(line, shown, sizeof shown));
 }
 
 static int make_dir(const char *path)

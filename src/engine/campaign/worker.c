@@ -157,6 +157,7 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     o.verbosity = o.verbosity > 1 ? o.verbosity - 1 : 0;
     o.runs = seed->runs;
     const char *argv0 = argv[0];
+    sift_fault_note_handlers();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer f;
     worker w = {.sh = sh, .index = index, .stats = &sh->workers[index], .seed = seed};

@@ -47,6 +47,19 @@ static atomic_int g_reporter_tid;
 /* The thread that installed, which runs the inputs: a timeout's stack trace must be its. */
 static pid_t g_fuzz_tid;
 
+/* The process that installed. A process the target forks inherits the handlers, and its
+ * report writes the artifact; this flag, in memory shared across fork, tells the fuzzing
+ * process, whose exit status would otherwise say nothing happened. */
+static pid_t g_fuzz_pid;
+static atomic_int *g_child_crashed;
+
+/* The deadly signals' handlers before LLVMFuzzerInitialize ran (sift_fault_note_handlers):
+ * those of a sanitizer, not those of the target. */
+static const int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define NDEADLY (sizeof(deadly) / sizeof(deadly[0]))
+static struct sigaction g_noted[NDEADLY];
+static bool g_noted_set;
+
 /* Single allocations of at least this many MiB are out-of-memory; 0 = no limit. */
 static size_t g_malloc_limit_mb;
 static bool g_hooks_installed;
@@ -115,6 +128,7 @@ static void print_stack_trace(void)
 
 static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
 {
+    if (g_child_crashed && getpid() != g_fuzz_pid) atomic_store(g_child_crashed, 1);
     sift_report_unit(data, size);
     sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data, size,
                         NULL, 0);
@@ -231,18 +245,45 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
     _exit(0);
 }
 
-/* A harness calling exit() would end the run without a trace of the input that did it. */
+/* A process the target forked reported a crash (its report is above): the fuzzing process
+ * stops with the error exit code, as if the crash were its own. */
+static void stop_if_a_child_crashed(const sift_fault *f)
+{
+    if (!g_child_crashed || !atomic_load(g_child_crashed) || getpid() != g_fuzz_pid ||
+        !claim_report())
+        return;
+    say_pid("ERROR: libFuzzer: a process forked by the fuzz target crashed\n"
+            "SUMMARY: libFuzzer: crash in a forked process\n");
+    _exit((int)f->opts->error_exitcode);
+}
+
+/* A harness calling exit() would end the run without a trace of the input that did it. A
+ * process it forked calling exit() is not the harness's exit. */
 static void on_exit_during_input(void) SIFT_FRAME(on_exit_during_input);
 static void on_exit_during_input(void)
 {
     sift_fault *f = g_fault;
-    if (!f->started_ns || !claim_report()) return;
+    stop_if_a_child_crashed(f);
+    if (!f->started_ns || getpid() != g_fuzz_pid || !claim_report()) return;
     say_pid("ERROR: libFuzzer: fuzz target exited\n");
     print_stack_trace();
     say("SUMMARY: libFuzzer: fuzz target exited\n");
     dump_current_unit(f, "crash");
     final_stats(f);
     _exit((int)f->opts->error_exitcode);
+}
+
+/* A sanitizer's report writes to its symbolizer through a pipe; a symbolizer that could not
+ * start (a missing binary, an unprivileged user) leaves that pipe without a reader, and the
+ * default SIGPIPE would kill the process before the death callback writes the artifact. A
+ * handler that does nothing turns the signal into EPIPE, which the sanitizer reports and gets
+ * past. A handler, not SIG_IGN, because an ignored signal stays ignored across exec in the
+ * programs a target starts. */
+static void on_broken_pipe(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)info;
+    (void)uctx;
 }
 
 static void out_of_memory_header(sift_report *o)
@@ -312,14 +353,34 @@ static int set_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
     return sigaction(sig, &sa, NULL);
 }
 
+static bool is_sanitizer_handler(const struct sigaction *sa)
+{
+    return __sanitizer_set_death_callback && (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction;
+}
+
+void sift_fault_note_handlers(void)
+{
+    for (size_t i = 0; i < NDEADLY; i++)
+        if (sigaction(deadly[i], NULL, &g_noted[i]) != 0) g_noted[i] = (struct sigaction){0};
+    g_noted_set = true;
+}
+
 /* A sanitizer's handler reports more than ours could (fault address, shadow memory, symbolized
  * frames) and then runs the death callback, which writes the artifact: like libFuzzer, leave
- * it in place. */
-static bool sanitizer_handles(int sig)
+ * it in place. A handler that the target installed in LLVMFuzzerInitialize over it, or where
+ * there was none, would take the crash without an artifact: the sanitizer's goes back, or
+ * sift's goes in. Returns 0, or -1 with errno set. */
+static int install_deadly(size_t i)
 {
     struct sigaction cur;
-    return __sanitizer_set_death_callback && sigaction(sig, NULL, &cur) == 0 &&
-           (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction;
+    if (sigaction(deadly[i], NULL, &cur) != 0) return -1;
+    if (!g_noted_set) {
+        if (is_sanitizer_handler(&cur)) return 0;
+    } else if (is_sanitizer_handler(&g_noted[i])) {
+        if (cur.sa_sigaction == g_noted[i].sa_sigaction) return 0;
+        return sigaction(deadly[i], &g_noted[i], NULL);
+    }
+    return set_handler(deadly[i], on_deadly_signal, SA_ONSTACK);
 }
 
 /* Handlers of stack overflows need a stack of their own. A sanitizer may have set one up
@@ -362,6 +423,14 @@ static int start_rss_watcher(sift_fault *f)
     return 0;
 }
 
+/* A flag in memory that the processes forked from now on share; NULL when out of memory. */
+static atomic_int *new_shared_flag(void)
+{
+    void *p =
+        mmap(NULL, sizeof(atomic_int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 int sift_fault_install(sift_fault *f)
 {
     if (g_fault) {
@@ -377,16 +446,21 @@ int sift_fault_install(sift_fault *f)
     void *frame;
     backtrace(&frame, 1);
 
-    static const int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-    const char *what = "alternate signal stack";
+    const char *what = "crash flag";
+    g_fuzz_pid = getpid();
+    if (!(g_child_crashed = new_shared_flag())) goto fail;
+    what = "alternate signal stack";
     if (install_alt_stack() < 0) goto fail;
     what = "signal handlers";
-    for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
-        if (!sanitizer_handles(deadly[i]) &&
-            set_handler(deadly[i], on_deadly_signal, SA_ONSTACK) < 0)
-            goto fail;
+    for (size_t i = 0; i < NDEADLY; i++)
+        if (install_deadly(i) < 0) goto fail;
     if (set_handler(SIGINT, on_interrupt, SA_RESTART) < 0 ||
         set_handler(SIGTERM, on_interrupt, SA_RESTART) < 0)
+        goto fail;
+    /* A target's own SIGPIPE handling, set up in LLVMFuzzerInitialize, is left alone. */
+    struct sigaction pipe_now;
+    if (sigaction(SIGPIPE, NULL, &pipe_now) == 0 && !(pipe_now.sa_flags & SA_SIGINFO) &&
+        pipe_now.sa_handler == SIG_DFL && set_handler(SIGPIPE, on_broken_pipe, SA_RESTART) < 0)
         goto fail;
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
     what = "exit hook";
@@ -421,6 +495,18 @@ void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
 void sift_fault_end(sift_fault *f)
 {
     f->started_ns = 0;
+    stop_if_a_child_crashed(f);
+}
+
+pid_t sift_fault_fork(void)
+{
+    pid_t pid = fork();
+    if (pid != 0 || !g_child_crashed) return pid;
+    /* The child runs inputs itself: a crash of its own is its report, and what the processes
+     * it forks report goes to it, not to the parent. */
+    g_fuzz_pid = getpid();
+    g_child_crashed = new_shared_flag();
+    return pid;
 }
 
 void sift_fault_input_overwritten(sift_fault *f)

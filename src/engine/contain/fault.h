@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The symbol name of an engine function that is on the stack while the target runs (between
  * main and LLVMFuzzerTestOneInput, or in a handler that prints a report's stack): "fuzzer::NAME",
@@ -47,8 +48,17 @@ typedef struct {
  * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
 int sift_fault_install(sift_fault *f);
 
+/* Notes the crash handlers in place before LLVMFuzzerInitialize runs (a sanitizer's), so that
+ * sift_fault_install puts them back, or its own, where the target replaced them. */
+void sift_fault_note_handlers(void);
+
+/* fork() for sift's own processes that run inputs (merge, -minimize_crash): a crash in one
+ * of them is its own, not one in a process the target forked. */
+pid_t sift_fault_fork(void);
+
 /* Brackets one execution of the harness so that a fault is blamed on this input. */
 void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size);
+/* Ends it; stops the process, as after a crash, when a process the target forked crashed. */
 void sift_fault_end(sift_fault *f);
 
 /* The harness wrote into the input it was given (still the current one): reports it as

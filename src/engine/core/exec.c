@@ -38,7 +38,8 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
 void sift_exec_free(sift_fuzzer *f)
 {
     free(f->exec.export_buf);
-    f->exec.export_buf = NULL;
+    free(f->exec.run_copy);
+    f->exec.export_buf = f->exec.run_copy = NULL;
 }
 
 void sift_exec_arm_values(sift_fuzzer *f)
@@ -78,21 +79,37 @@ sift_cmp_table *sift_exec_cmps(sift_fuzzer *f)
     return &f->exec.rt->cmps;
 }
 
+/* The copy of DATA the harness runs from, so that a harness writing into its input is caught
+ * (as libFuzzer catches it) and never damages what is saved, nor a read-only buffer. Under
+ * ASan an exact-size heap copy also catches a read one byte past the input (even of the empty
+ * input: malloc(0) under ASan is a block of no bytes). Returns NULL when out of memory; *OWNED
+ * is set when the copy is to be freed. */
+static uint8_t *copy_input(sift_exec *x, const uint8_t *data, size_t size, bool *owned)
+{
+    uint8_t *copy;
+    *owned = x->exact_copy;
+    if (x->exact_copy) {
+        copy = malloc(size);
+    } else {
+        if (size > x->run_cap || !x->run_copy) {
+            uint8_t *grown = realloc(x->run_copy, size ? size : 1);
+            if (!grown) return NULL;
+            x->run_copy = grown;
+            x->run_cap = size ? size : 1;
+        }
+        copy = x->run_copy;
+    }
+    if (copy && size) memcpy(copy, data, size);
+    return copy;
+}
+
 /* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
 static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size) SIFT_FRAME(run_target);
 static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    uint8_t *copy = NULL;
-    const uint8_t *in = data;
-    if (f->exec.exact_copy) {
-        /* An exact-size heap copy lets ASan catch a read one byte past the input (even of
-         * the empty input: malloc(0) under ASan is a block of no bytes). */
-        copy = malloc(size);
-        if (copy) {
-            memcpy(copy, data, size);
-            in = copy;
-        }
-    }
+    bool owned;
+    uint8_t *copy = copy_input(&f->exec, data, size, &owned);
+    const uint8_t *in = copy ? copy : data;
     f->exec.rt->input = in;
     f->exec.rt->input_size = size;
     f->exec.rt->tracing = true;
@@ -102,13 +119,12 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     uint64_t t0 = f->fault.started_ns;
     f->target(in, size);
     uint64_t end = sift_now_ns();
-    /* The copy shows what libFuzzer's own copy shows: a harness that writes into its input. */
-    if (copy && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);
+    f->exec.rt->tracing = false;
+    if (copy && size && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);
     sift_fault_end(&f->fault);
     f->exec.end_ns = end;
     uint64_t dt = end - t0;
-    f->exec.rt->tracing = false;
-    free(copy);
+    if (owned) free(copy);
     f->stats.execs++;
     if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
     f->exec.last_ns = dt;

@@ -20,6 +20,8 @@ typedef struct sift_fuzzer sift_fuzzer;
 typedef struct {
     sift_rt_state *rt;
     bool exact_copy;     /* run each input from an exact-size heap copy (under ASan) */
+    uint8_t *run_copy;   /* otherwise each input runs from a copy here, of run_cap bytes */
+    size_t run_cap;
     uint8_t *export_buf; /* scratch for feature exports */
     size_t export_cap;
     uint64_t end_ns;  /* when the last execution returned (0 before the first) */

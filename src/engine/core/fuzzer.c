@@ -9,6 +9,8 @@
 #include "engine/progress/progress.h"
 #include "engine/progress/view.h"
 #include "engine/core/reload.h"
+#include "engine/base/humanize.h"
+#include "rt/values.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -297,11 +299,13 @@ static int load_seeds(sift_fuzzer *f)
     for (size_t i = 0; seeds && i < paths.count; i++) {
         sift_entry *s = calloc(1, sizeof(*s));
         bool truncated = false;
+        char shown[sizeof err];
         /* Never more than the inputs may hold: a 100 MB file costs read_max bytes, as in
          * libFuzzer, which cuts seeds to -max_len (1 MiB when not given). */
         if (!s || sift_fs_read(paths.paths[i], read_max, &s->data, &s->size, &truncated, err,
                                sizeof err) != 0) {
-            fprintf(stderr, "sift: skipping seed %s\n", s ? err : "(out of memory)");
+            fprintf(stderr, "sift: skipping seed %s\n",
+                    s ? sift_human_name(err, shown, sizeof shown) : "(out of memory)");
             free(s);
             failed++;
             continue;

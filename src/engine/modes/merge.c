@@ -165,7 +165,7 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
             return 1;
         }
         fflush(stderr);
-        pid_t pid = fork();
+        pid_t pid = sift_fault_fork();
         if (pid == 0) {
             close(pipefd[0]);
             merge_child(f, pipefd[1], inputs, n, nold, start, mcf);

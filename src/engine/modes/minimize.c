@@ -48,7 +48,7 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
     int pipefd[2];
     if (pipe(pipefd) != 0) return false;
     fflush(stderr);
-    pid_t pid = fork();
+    pid_t pid = sift_fault_fork();
     if (pid == 0) {
         close(pipefd[0]);
         int fd = open(s->errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
