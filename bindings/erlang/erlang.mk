@@ -28,11 +28,15 @@ endif
 .PHONY: erlang
 erlang: $(ERL_NIF) $(ERL_BEAMS)
 
-$(ERL_NIF): $(ERL_DIR)/c_src/sift_cov_nif.c $(wildcard include/sift/*.h) \
-            $(BUILD)/lib/libsift-cov.a
+# The NIF links the engine's corpus, mutator and dictionary objects and the runtime's comparison
+# recorder out of libsift-fuzzer.a, their symbols hidden like the core's.
+ERL_NIF_SRC := $(wildcard $(ERL_DIR)/c_src/*.c)
+$(ERL_NIF): $(ERL_NIF_SRC) $(ERL_DIR)/c_src/sift_nif.h $(wildcard include/sift/*.h) \
+            $(BUILD)/lib/libsift-fuzzer.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(ERL_INCLUDE) -shared -fvisibility=hidden $< \
-	    $(BUILD)/lib/libsift-cov.a -Wl,--exclude-libs,ALL -o $@
+	$(CC) $(CFLAGS) -I$(ERL_INCLUDE) -shared -fvisibility=hidden $(ERL_NIF_SRC) \
+	    $(BUILD)/lib/libsift-fuzzer.a -l:libmd.a -Wl,--exclude-libs,ALL \
+	    -lpthread -o $@
 
 $(ERL_OUT)/%.beam: $(ERL_DIR)/src/%.erl
 	@mkdir -p $(ERL_OUT)
