@@ -50,9 +50,9 @@ $(ERL_OUT)/%.beam: $(ERL_DIR)/examples/%.erl
 	@mkdir -p $(ERL_OUT)
 	$(ERLC) $(ERLC_FLAGS) $<
 
-# The fuzz example's target is instrumented.
-$(ERL_OUT)/sift_example_tlv.beam: $(ERL_DIR)/examples/sift_example_tlv.erl \
-                                  $(ERL_OUT)/sift_cov_transform.beam
+# The fuzz examples' targets are instrumented.
+$(ERL_OUT)/sift_example_tlv.beam $(ERL_OUT)/sift_planted.beam: \
+        $(ERL_OUT)/%.beam: $(ERL_DIR)/examples/%.erl $(ERL_OUT)/sift_cov_transform.beam
 	$(ERLC) $(ERLC_FLAGS) -pa $(ERL_OUT) +'{parse_transform,sift_cov_transform}' $<
 
 $(ERL_TEST): $(ERL_NIF) $(ERL_BEAMS) $(ERL_DIR)/erlang.mk

@@ -1,0 +1,272 @@
+%% @doc sift for Erlang: fuzzes a function of one binary with sift's engine, as libFuzzer fuzzes
+%% LLVMFuzzerTestOneInput. Any exception the function raises is a crash.
+%%
+%%   sift_erl:fuzz(fun my_parser:parse/1, #{max_total_time => 60, corpus => "corpus"})
+%%
+%% Workers run in this VM, each with its own context, corpus and mutator (sift_cov's fuzzer
+%% calls: sift's corpus, scheduler and mutators with dictionaries and comparison operands); they
+%% share one snapshot, so what is new to one is new to none of the others, and pass on the inputs
+%% they keep. Options (docs/erlang.md has the table): runs, max_total_time, workers, corpus, dict,
+%% seed, max_len, artifact_prefix, instrument, probes, verbose.
+-module(sift_erl).
+
+-export([fuzz/2, reproduce/2]).
+
+-define(PROBES, 65536).
+
+-type target() :: fun((binary()) -> term()).
+-type crash() :: {error | exit | throw, term(), list()}.
+-type result() :: {crash, #{input := binary(), file := string(), error := crash(),
+                            execs := non_neg_integer()}}
+                | {done, #{execs := non_neg_integer(), corpus := non_neg_integer()}}
+                | {error, term()}.
+
+-export_type([target/0, crash/0, result/0]).
+
+%% @doc Fuzzes Target until it crashes or a limit (runs, max_total_time) is reached.
+-spec fuzz(target(), map()) -> result().
+fuzz(Target, Opts0) when is_function(Target, 1), is_map(Opts0) ->
+    Opts = maps:merge(#{workers => 1, max_len => 4096, artifact_prefix => "./",
+                        probes => ?PROBES, verbose => true, instrument => [],
+                        seed => erlang:unique_integer([positive]) bxor os:system_time()},
+                      Opts0),
+    Mods = maps:get(instrument, Opts),
+    case instrument(Mods, []) of
+        {ok, Done} ->
+            try
+                setup(Target, Opts)
+            after
+                [sift_beam:restore(M) || M <- Done]
+            end;
+        {error, _} = E ->
+            E
+    end.
+
+instrument([], Done) ->
+    {ok, Done};
+instrument([M | Ms], Done) ->
+    case sift_beam:instrument(M) of
+        ok -> instrument(Ms, [M | Done]);
+        {error, _} = E -> [sift_beam:restore(D) || D <- Done], E
+    end.
+
+%% @doc Runs Target once on the input in File: ok, or the crash.
+-spec reproduce(target(), file:filename()) -> ok | {crash, crash()} | {error, term()}.
+reproduce(Target, File) ->
+    case file:read_file(File) of
+        {ok, Input} ->
+            case execute(Target, Input) of
+                ok -> ok;
+                {crash, Error} -> {crash, Error}
+            end;
+        {error, Why} ->
+            {error, {File, Why}}
+    end.
+
+setup(Target, Opts) ->
+    case {seeds(maps:get(corpus, Opts, undefined)), dict(maps:get(dict, Opts, undefined))} of
+        {{error, _} = E, _} -> E;
+        {_, {error, _} = E} -> E;
+        {{ok, Seeds}, {ok, Dict}} -> run(Target, Seeds, Dict, Opts)
+    end.
+
+seeds(undefined) ->
+    {ok, []};
+seeds(Dir) ->
+    case file:list_dir(Dir) of
+        {ok, Names} ->
+            {ok, [B || N <- lists:sort(Names), hd(N) =/= $.,
+                       {ok, B} <- [file:read_file(filename:join(Dir, N))]]};
+        {error, enoent} ->
+            case file:make_dir(Dir) of
+                ok -> {ok, []};
+                {error, Why} -> {error, {Dir, Why}}
+            end;
+        {error, Why} ->
+            {error, {Dir, Why}}
+    end.
+
+dict(undefined) ->
+    {ok, undefined};
+dict(File) ->
+    case file:read_file(File) of
+        {ok, Text} -> {ok, {File, Text}};
+        {error, Why} -> {error, {File, Why}}
+    end.
+
+run(Target, Seeds, Dict, Opts) ->
+    Workers = maps:get(workers, Opts),
+    Seed = maps:get(seed, Opts),
+    %% The snapshot takes its domains (edges, comparisons) from a context like the workers'.
+    Probe = sift_cov:new(maps:get(probes, Opts), true),
+    Snap = sift_cov:snapshot_new(Probe),
+    sift_cov:release(Probe),
+    Execs = counters:new(1, [write_concurrency]),
+    Runs = maps:get(runs, Opts, infinity),
+    Parent = self(),
+    Ref = make_ref(),
+    status(Opts, "INFO: Seed: ~b~nINFO: ~b workers, ~b seed inputs~n", [Seed, Workers, length(Seeds)]),
+    Pids = [spawn_link(fun() ->
+                               Peers = receive {Ref, peers, Ps} -> Ps -- [self()] end,
+                               worker(#{target => Target, snap => Snap, execs => Execs,
+                                        parent => Parent, ref => Ref, peers => Peers,
+                                        seed => Seed + K, dict => Dict,
+                                        budget => share(Runs, Workers, K), opts => Opts},
+                                      Seeds)
+                       end) || K <- lists:seq(0, Workers - 1)],
+    [P ! {Ref, peers, Pids} || P <- Pids],
+    Now = erlang:monotonic_time(millisecond),
+    Timer = case maps:get(max_total_time, Opts, infinity) of
+                infinity -> undefined;
+                S -> erlang:send_after(round(S * 1000), self(), {Ref, time_up})
+            end,
+    Result = collect(#{ref => Ref, pids => Pids, snap => Snap, execs => Execs, opts => Opts,
+                       start => Now, corpus => 0, bytes => 0, next_pulse => 2, crash => none}),
+    Timer =:= undefined orelse erlang:cancel_timer(Timer),
+    receive {Ref, time_up} -> ok after 0 -> ok end,
+    Result.
+
+%% Worker K's part of a run budget.
+share(infinity, _, _) -> infinity;
+share(Runs, Workers, K) -> Runs div Workers + (case K < Runs rem Workers of true -> 1; false -> 0 end).
+
+collect(#{pids := []} = St) ->
+    finish(St);
+collect(#{ref := Ref, pids := Pids} = St) ->
+    receive
+        {Ref, new, Input} ->
+            collect(pulse(new_input(Input, St)));
+        {Ref, crash, Pid, Input, Error} ->
+            stop(St#{pids := Pids -- [Pid]}),
+            crash(Input, Error, St);
+        {Ref, done, Pid} ->
+            collect(St#{pids := Pids -- [Pid]});
+        {Ref, time_up} ->
+            stop(St),
+            finish(St#{pids := []})
+    after 1000 ->
+            collect(pulse(St))
+    end.
+
+%% Workers end at once; their messages still queued are dropped with the reference.
+stop(#{pids := Pids}) ->
+    [begin unlink(P), exit(P, kill) end || P <- Pids],
+    ok.
+
+new_input(Input, #{opts := Opts, corpus := N, bytes := B} = St) ->
+    case maps:get(corpus, Opts, undefined) of
+        undefined -> ok;
+        Dir -> write(filename:join(Dir, sift_cov:sha1(Input)), Input)
+    end,
+    St1 = St#{corpus := N + 1, bytes := B + byte_size(Input)},
+    status_line("NEW", St1),
+    St1.
+
+%% A line at every power of two of executions, as libFuzzer's pulse.
+pulse(#{execs := Execs, next_pulse := Next} = St) ->
+    case counters:get(Execs, 1) of
+        E when E >= Next -> status_line("pulse", St), St#{next_pulse := 2 * E};
+        _ -> St
+    end.
+
+finish(#{execs := Execs, corpus := N} = St) ->
+    status_line("DONE", St),
+    {done, #{execs => counters:get(Execs, 1), corpus => N}}.
+
+%% #1024	NEW    cov: 31 ft: 70 corp: 12/180b exec/s: 51200 rss: 42Mb
+status_line(What, #{opts := Opts, snap := Snap, execs := Execs, start := T0, corpus := N,
+                    bytes := B}) ->
+    case maps:get(verbose, Opts) of
+        false ->
+            ok;
+        true ->
+            E = counters:get(Execs, 1),
+            {Cov, Ft} = sift_cov:count(Snap),
+            Ms = max(1, erlang:monotonic_time(millisecond) - T0),
+            io:format(standard_error, "#~b\t~s cov: ~b ft: ~b corp: ~b/~bb exec/s: ~b rss: ~bMb~n",
+                      [E, string:pad(What, 6), Cov, Ft, N, B, E * 1000 div Ms,
+                       erlang:memory(total) div (1 bsl 20)])
+    end.
+
+status(Opts, Fmt, Args) ->
+    maps:get(verbose, Opts) andalso io:format(standard_error, Fmt, Args).
+
+crash(Input, {Class, Reason, Stack} = Error, #{opts := Opts, execs := Execs}) ->
+    Name = "crash-" ++ binary_to_list(sift_cov:sha1(Input)),
+    File = maps:get(artifact_prefix, Opts) ++ Name,
+    write(File, Input),
+    status(Opts, "==ERROR: sift_erl: ~p:~0p~n~s"
+           "artifact_prefix='~s'; Test unit written to ~s~nBase64: ~s~n",
+           [Class, Reason, [io_lib:format("    ~0p~n", [F]) || F <- lists:sublist(Stack, 8)],
+            maps:get(artifact_prefix, Opts), File, base64:encode(Input)]),
+    {crash, #{input => Input, file => File, error => Error, execs => counters:get(Execs, 1)}}.
+
+write(File, Data) ->
+    case sift_cov:write_atomic(File, Data) of
+        ok -> ok;
+        {error, Why} -> io:format(standard_error, "sift_erl: cannot write ~s: ~s~n", [File, Why])
+    end.
+
+%% A worker: a context of its own (coverage and comparisons), a corpus of its own.
+worker(#{opts := Opts, seed := Seed, dict := Dict} = W, Seeds) ->
+    process_flag(trap_exit, true),
+    Ctx = sift_cov:new(maps:get(probes, Opts), true),
+    Fz = sift_cov:fuzzer_new(Seed, maps:get(max_len, Opts)),
+    case Dict of
+        undefined -> ok;
+        {Name, Text} -> ok = sift_cov:fuzzer_dict(Fz, Name, Text)
+    end,
+    St = W#{ctx => Ctx, fz => Fz},
+    lists:foreach(fun(S) -> one(St, S) end, Seeds),
+    %% A corpus that has nothing yet starts from the empty input, as libFuzzer's does.
+    case sift_cov:fuzzer_stats(Fz) of
+        {0, _, _, _, _} -> one(St, <<>>), sift_cov:fuzzer_add(Fz, <<>>, <<>>);
+        _ -> ok
+    end,
+    loop(St, 0).
+
+loop(#{budget := Max, parent := P, ref := Ref}, I) when I >= Max ->
+    P ! {Ref, done, self()};
+loop(#{fz := Fz, ctx := Ctx} = St, I) ->
+    peers(St),
+    one(St, sift_cov:fuzzer_next(Fz, Ctx)),
+    loop(St, I + 1).
+
+%% Runs Input and keeps it when it reached anything new; a crash ends the worker.
+one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, parent := P,
+      ref := Ref, peers := Peers}, Input) ->
+    sift_cov:set_ctx(Ctx),
+    R = execute(Target, Input),
+    sift_cov:set_ctx(undefined),
+    counters:add(Execs, 1, 1),
+    case R of
+        {crash, Error} ->
+            P ! {Ref, crash, self(), Input, Error},
+            receive after infinity -> ok end;
+        ok ->
+            case sift_cov:fuzzer_judge(Fz, Snap, Ctx, Input) of
+                nothing ->
+                    ok;
+                {_Novelty, Features} ->
+                    [Peer ! {Ref, input, Input, Features} || Peer <- Peers],
+                    P ! {Ref, new, Input},
+                    ok
+            end
+    end.
+
+%% Inputs other workers kept (already in the shared snapshot: no need to run them), and
+%% anything else that reached this process's mailbox, which the target may have sent it.
+peers(#{ref := Ref, fz := Fz, parent := P} = St) ->
+    receive
+        {Ref, input, Input, Features} -> sift_cov:fuzzer_add(Fz, Input, Features), peers(St);
+        {'EXIT', P, _} -> exit(shutdown);
+        _ -> peers(St)
+    after 0 -> ok
+    end.
+
+execute(Target, Input) ->
+    try Target(Input) of
+        _ -> ok
+    catch
+        Class:Reason:Stack -> {crash, {Class, Reason, Stack}}
+    end.
