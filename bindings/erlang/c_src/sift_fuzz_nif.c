@@ -169,22 +169,24 @@ ERL_NIF_TERM fuzzer_add_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     return ok ? atom_true : atom_false;
 }
 
-/* fuzzer_next(Fz, Ctx): the next input, an entry the scheduler picks, mutated with the
- * dictionary and the comparison operands Ctx recorded. <<>> while the corpus is empty. */
+/* fuzzer_next(Fz, Ctx, Limit): the next input, an entry the scheduler picks, mutated with the
+ * dictionary and the comparison operands Ctx recorded, at most Limit bytes (and the fuzzer's
+ * MaxLen). <<>> while the corpus is empty. */
 ERL_NIF_TERM fuzzer_next_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     (void)argc;
     fz_state *f = get_fz(env, argv[0]);
     cov_ctx *c = get_ctx(env, argv[1]);
-    if (!f || !c) return enif_make_badarg(env);
+    unsigned long limit;
+    if (!f || !c || !enif_get_ulong(env, argv[2], &limit) || !limit) return enif_make_badarg(env);
     enif_mutex_lock(f->lock);
     sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
-    size_t size = 0;
+    size_t size = 0, max = limit < f->max_len ? limit : f->max_len;
     if (e) {
-        size = e->size < f->max_len ? e->size : f->max_len;
+        size = e->size < max ? e->size : max;
         memcpy(f->buf, e->data, size);
         f->mut.cmps = c->rt ? &c->rt->cmps : NULL;
-        size = sift_mutate(&f->mut, f->buf, size, f->max_len);
+        size = sift_mutate(&f->mut, f->buf, size, max);
     }
     f->parent = e;
     ERL_NIF_TERM bin;

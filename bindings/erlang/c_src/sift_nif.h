@@ -29,8 +29,9 @@ cov_snap *get_snap(ErlNifEnv *env, ERL_NIF_TERM term);
 ERL_NIF_TERM fail(ErlNifEnv *env, int rc);
 ERL_NIF_TERM novelty_atom(sift_novelty n);
 
-/* Gives C a comparison recorder and a CMP domain. SIFT_OK or SIFT_ENOMEM. */
-int cmp_ctx_init(cov_ctx *c);
+/* Gives C a comparison recorder, and with FEATURES a CMP domain for their distances. SIFT_OK
+ * or SIFT_ENOMEM. */
+int cmp_ctx_init(cov_ctx *c, bool features);
 
 /* Opens the fuzzer's resource type and atoms; 0 on success. */
 int sift_fuzz_nif_load(ErlNifEnv *env);
@@ -49,7 +50,7 @@ ERL_NIF_TERM sha1_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 #define SIFT_FUZZ_NIFS                                                                             \
     {"cmp", 4, cmp_nif, 0}, {"search", 4, search_nif, 0}, {"fuzzer_new", 2, fuzzer_new_nif, 0},    \
         {"fuzzer_dict", 3, fuzzer_dict_nif, 0}, {"fuzzer_add", 3, fuzzer_add_nif, 0},              \
-        {"fuzzer_next", 2, fuzzer_next_nif, 0}, {"fuzzer_judge", 4, fuzzer_judge_nif, 0},          \
+        {"fuzzer_next", 3, fuzzer_next_nif, 0}, {"fuzzer_judge", 4, fuzzer_judge_nif, 0},          \
         {"fuzzer_stats", 1, fuzzer_stats_nif, 0},                                                  \
         {"write_atomic", 2, write_atomic_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},                         \
         {"sha1", 1, sha1_nif, 0},

@@ -11,12 +11,12 @@
 -export([set_ctx/1, get_ctx/0, with_ctx/1, spawn_with_ctx/1]).
 -export([probes/1, covered/2]).
 -export([cmp/4, search/4, '$cmp'/3, '$search'/3]).
--export([fuzzer_new/2, fuzzer_dict/3, fuzzer_add/3, fuzzer_next/2, fuzzer_judge/4,
+-export([fuzzer_new/2, fuzzer_dict/3, fuzzer_add/3, fuzzer_next/3, fuzzer_judge/4,
          fuzzer_stats/1, write_atomic/2, sha1/1]).
 
 -nifs([new/1, new/2, hit/2, take/1, export/1, release/1,
        snapshot_new/1, has_new/2, check_and_advance/2, import/2, count/1,
-       cmp/4, search/4, fuzzer_new/2, fuzzer_dict/3, fuzzer_add/3, fuzzer_next/2,
+       cmp/4, search/4, fuzzer_new/2, fuzzer_dict/3, fuzzer_add/3, fuzzer_next/3,
        fuzzer_judge/4, fuzzer_stats/1, write_atomic/2, sha1/1]).
 -on_load(init/0).
 
@@ -43,10 +43,10 @@ init() ->
 -spec new(pos_integer()) -> ctx().
 new(_N) -> erlang:nif_error(nif_not_loaded).
 
-%% @doc A context of N probes that also records comparisons (cmp/4, search/4) when Cmp is
-%% true: their operands for the mutator, their distances as features of a CMP domain. A
-%% snapshot made from such a context (snapshot_new/1) holds that domain too.
--spec new(pos_integer(), boolean()) -> ctx().
+%% @doc A context of N probes that also records comparisons (cmp/4, search/4): with Cmp true
+%% their operands, for the mutator; with value_profile their distances too, as features of a
+%% CMP domain of the context (a snapshot made from the context, snapshot_new/1, holds it).
+-spec new(pos_integer(), boolean() | value_profile) -> ctx().
 new(_N, _Cmp) -> erlang:nif_error(nif_not_loaded).
 
 %% @doc Counts one hit of probe Id (0..N-1): what every probe of instrumented code calls.
@@ -129,10 +129,10 @@ fuzzer_dict(_Fz, _Name, _Text) -> erlang:nif_error(nif_not_loaded).
 -spec fuzzer_add(fuzzer(), binary(), binary()) -> boolean().
 fuzzer_add(_Fz, _Input, _Features) -> erlang:nif_error(nif_not_loaded).
 
-%% @doc The next input to run: a corpus entry the scheduler picks, mutated with the
-%% dictionary and the comparisons Ctx recorded. <<>> while the corpus is empty.
--spec fuzzer_next(fuzzer(), ctx()) -> binary().
-fuzzer_next(_Fz, _Ctx) -> erlang:nif_error(nif_not_loaded).
+%% @doc The next input to run, at most Limit bytes: a corpus entry the scheduler picks, mutated
+%% with the dictionary and the comparisons Ctx recorded. <<>> while the corpus is empty.
+-spec fuzzer_next(fuzzer(), ctx(), pos_integer()) -> binary().
+fuzzer_next(_Fz, _Ctx, _Limit) -> erlang:nif_error(nif_not_loaded).
 
 %% @doc After Input ran with Ctx: nothing, or {Novelty, Features} when it reached what Snap
 %% lacked (then Input joined the corpus and Snap holds its coverage). Resets Ctx.

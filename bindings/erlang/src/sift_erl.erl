@@ -7,12 +7,16 @@
 %% calls: sift's corpus, scheduler and mutators with dictionaries and comparison operands); they
 %% share one snapshot, so what is new to one is new to none of the others, and pass on the inputs
 %% they keep. Options (docs/erlang.md has the table): runs, max_total_time, workers, corpus, dict,
-%% seed, max_len, artifact_prefix, instrument, probes, verbose.
+%% seed, max_len, len_control, value_profile, artifact_prefix, instrument, probes, verbose.
 -module(sift_erl).
 
 -export([fuzz/2, reproduce/2]).
 
 -define(PROBES, 65536).
+%% The first input length limit, and the executions without a new input, per bit of the limit,
+%% after which it doubles.
+-define(FIRST_LIMIT, 16).
+-define(LEN_CONTROL, 1000).
 
 -type target() :: fun((binary()) -> term()).
 -type crash() :: {error | exit | throw, term(), list()}.
@@ -26,7 +30,8 @@
 %% @doc Fuzzes Target until it crashes or a limit (runs, max_total_time) is reached.
 -spec fuzz(target(), map()) -> result().
 fuzz(Target, Opts0) when is_function(Target, 1), is_map(Opts0) ->
-    Opts = maps:merge(#{workers => 1, max_len => 4096, artifact_prefix => "./",
+    Opts = maps:merge(#{workers => 1, max_len => 4096, len_control => true,
+                        value_profile => false, artifact_prefix => "./",
                         probes => ?PROBES, verbose => true, instrument => [],
                         seed => erlang:unique_integer([positive]) bxor os:system_time()},
                       Opts0),
@@ -98,7 +103,7 @@ run(Target, Seeds, Dict, Opts) ->
     Workers = maps:get(workers, Opts),
     Seed = maps:get(seed, Opts),
     %% The snapshot takes its domains (edges, comparisons) from a context like the workers'.
-    Probe = sift_cov:new(maps:get(probes, Opts), true),
+    Probe = new_ctx(Opts),
     Snap = sift_cov:snapshot_new(Probe),
     sift_cov:release(Probe),
     Execs = counters:new(1, [write_concurrency]),
@@ -207,10 +212,13 @@ write(File, Data) ->
         {error, Why} -> io:format(standard_error, "sift_erl: cannot write ~s: ~s~n", [File, Why])
     end.
 
+new_ctx(#{probes := N, value_profile := VP}) ->
+    sift_cov:new(N, case VP of true -> value_profile; false -> true end).
+
 %% A worker: a context of its own (coverage and comparisons), a corpus of its own.
 worker(#{opts := Opts, seed := Seed, dict := Dict} = W, Seeds) ->
     process_flag(trap_exit, true),
-    Ctx = sift_cov:new(maps:get(probes, Opts), true),
+    Ctx = new_ctx(Opts),
     Fz = sift_cov:fuzzer_new(Seed, maps:get(max_len, Opts)),
     case Dict of
         undefined -> ok;
@@ -223,14 +231,32 @@ worker(#{opts := Opts, seed := Seed, dict := Dict} = W, Seeds) ->
         {0, _, _, _, _} -> one(St, <<>>), sift_cov:fuzzer_add(Fz, <<>>, <<>>);
         _ -> ok
     end,
-    loop(St, 0).
+    MaxLen = maps:get(max_len, Opts),
+    Limit = case maps:get(len_control, Opts) of
+                true -> min(MaxLen, lists:max([?FIRST_LIMIT | [byte_size(S) || S <- Seeds]]));
+                false -> MaxLen
+            end,
+    loop(St#{limit => Limit}, 0, 0).
 
-loop(#{budget := Max, parent := P, ref := Ref}, I) when I >= Max ->
+%% Length control, as libFuzzer's: inputs start short, and the limit doubles (up to max_len)
+%% each time the worker has gone a while without keeping anything, the while growing with the
+%% limit's logarithm.
+loop(#{budget := Max, parent := P, ref := Ref}, I, _) when I >= Max ->
     P ! {Ref, done, self()};
-loop(#{fz := Fz, ctx := Ctx} = St, I) ->
+loop(#{limit := Limit, opts := #{max_len := MaxLen}} = St, I, Quiet) when Limit < MaxLen ->
+    case Quiet >= ?LEN_CONTROL * length(integer_to_list(Limit, 2)) of
+        true -> step(St#{limit := min(MaxLen, 2 * Limit)}, I, 0);
+        false -> step(St, I, Quiet)
+    end;
+loop(St, I, Quiet) ->
+    step(St, I, Quiet).
+
+step(#{fz := Fz, ctx := Ctx, limit := Limit} = St, I, Quiet) ->
     peers(St),
-    one(St, sift_cov:fuzzer_next(Fz, Ctx)),
-    loop(St, I + 1).
+    case one(St, sift_cov:fuzzer_next(Fz, Ctx, Limit)) of
+        kept -> loop(St, I + 1, 0);
+        ok -> loop(St, I + 1, Quiet + 1)
+    end.
 
 %% Runs Input and keeps it when it reached anything new; a crash ends the worker.
 one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, parent := P,
@@ -250,7 +276,7 @@ one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, pare
                 {_Novelty, Features} ->
                     [Peer ! {Ref, input, Input, Features} || Peer <- Peers],
                     P ! {Ref, new, Input},
-                    ok
+                    kept
             end
     end.
 
