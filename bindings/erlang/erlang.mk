@@ -9,10 +9,10 @@ ERL_OUT := $(BUILD)/erlang
 ERL_NIF := $(ERL_OUT)/sift_cov_nif.so
 ERL_TEST := $(BUILD)/tests/test_erlang
 ERL_TEST_MODULES := sift_cov_tests,sift_cov_transform_tests,sift_fuzz_tests
-# The fixture is left out: the transform's tests compile it themselves, with various options.
+# The fixtures are left out: the transform's tests compile them themselves, with various options.
 ERL_BEAMS := $(patsubst %.erl,$(ERL_OUT)/%.beam,$(notdir \
     $(wildcard $(ERL_DIR)/src/*.erl $(ERL_DIR)/examples/*.erl) \
-    $(filter-out %/sift_probe_fixture.erl,$(wildcard $(ERL_DIR)/test/*.erl))))
+    $(filter-out %_fixture.erl,$(wildcard $(ERL_DIR)/test/*.erl))))
 ERLC_FLAGS := -Werror -o $(ERL_OUT)
 # erts' own copy of erl_nif.h, which matches the emulator that loads the NIF.
 ERL_INCLUDE = $(shell $(ERL) -noshell -eval 'io:put_chars(code:root_dir()), halt().')/usr/include
