@@ -8,7 +8,7 @@ ERL_DIR := bindings/erlang
 ERL_OUT := $(BUILD)/erlang
 ERL_NIF := $(ERL_OUT)/sift_cov_nif.so
 ERL_TEST := $(BUILD)/tests/test_erlang
-ERL_TEST_MODULES := sift_cov_tests,sift_cov_transform_tests,sift_fuzz_tests
+ERL_TEST_MODULES := sift_cov_tests,sift_cov_transform_tests,sift_fuzz_tests,sift_erl_tests,sift_beam_tests
 # The fixtures are left out: the transform's tests compile them themselves, with various options.
 ERL_BEAMS := $(patsubst %.erl,$(ERL_OUT)/%.beam,$(notdir \
     $(wildcard $(ERL_DIR)/src/*.erl $(ERL_DIR)/examples/*.erl) \

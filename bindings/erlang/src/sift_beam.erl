@@ -29,8 +29,13 @@ instrument(Mod, Options) ->
     case original(Mod) of
         {ok, {Bin, File, _Sticky} = Orig} ->
             case forms(Mod, Bin) of
-                {ok, Forms} -> compile_and_load(Mod, File, Forms, Options, Orig);
-                {error, _} = E -> E
+                {ok, Forms} ->
+                    case [F || {function, _, '$sift_probes', 0, _} = F <- Forms] of
+                        [] -> compile_and_load(Mod, File, Forms, Options, Orig);
+                        _ -> {error, {already_instrumented, Mod}}
+                    end;
+                {error, _} = E ->
+                    E
             end;
         {error, _} = E ->
             E
@@ -70,13 +75,26 @@ original(Mod) ->
                 false ->
                     %% Only a loaded module tells whether it is sticky.
                     _ = code:ensure_loaded(Mod),
-                    case code:get_object_code(Mod) of
-                        {Mod, Bin, File} -> {ok, {Bin, File, code:is_sticky(Mod)}};
+                    case beam(Mod) of
+                        {ok, Bin, File} -> {ok, {Bin, File, code:is_sticky(Mod)}};
                         error -> {error, {no_beam, Mod}}
                     end
             end;
         Orig ->
             {ok, Orig}
+    end.
+
+%% The beam the module was loaded from, wherever it lies, or else the one the code path holds.
+beam(Mod) ->
+    File = code:which(Mod),
+    case is_list(File) andalso filename:extension(File) =:= ".beam" andalso file:read_file(File) of
+        {ok, Bin} ->
+            {ok, Bin, File};
+        _ ->
+            case code:get_object_code(Mod) of
+                {Mod, Bin, Found} -> {ok, Bin, Found};
+                error -> error
+            end
     end.
 
 %% The module's abstract code, from its debug_info chunk (OTP 20 and later) or the older

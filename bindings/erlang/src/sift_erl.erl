@@ -93,10 +93,16 @@ seeds(Dir) ->
 
 dict(undefined) ->
     {ok, undefined};
+%% Parsed once here, so that a bad dictionary is an error of fuzz/2 rather than of every worker.
 dict(File) ->
     case file:read_file(File) of
-        {ok, Text} -> {ok, {File, Text}};
-        {error, Why} -> {error, {File, Why}}
+        {ok, Text} ->
+            case sift_cov:fuzzer_dict(sift_cov:fuzzer_new(0, 1), File, Text) of
+                ok -> {ok, {File, Text}};
+                {error, _} = E -> E
+            end;
+        {error, Why} ->
+            {error, {File, Why}}
     end.
 
 run(Target, Seeds, Dict, Opts) ->
