@@ -1,0 +1,43 @@
+%% @doc Fuzz targets on OTP modules that sift_erl instruments from their beams, without their
+%% sources: any exception is a crash, since each function documents an error return for bad
+%% input.
+%%
+%%   erl -noshell -pa build/erlang -eval 'sift_otp_targets:fuzz(zip, #{max_total_time => 60}), halt().'
+-module(sift_otp_targets).
+
+-export([targets/0, fuzz/2, target/1]).
+
+%% Name => {Target, modules to instrument}
+targets() ->
+    #{uri_string => {fun uri/1, [uri_string]},
+      inet_parse => {fun inet_address/1, [inet_parse]},
+      erl_scan => {fun(B) -> erl_scan:string(latin1(B)) end, [erl_scan]},
+      zip => {fun(B) -> zip:unzip(B, [memory]) end, [zip]},
+      erl_tar => {fun(B) -> erl_tar:extract({binary, B}, [memory]) end, [erl_tar]}}.
+
+-spec target(atom()) -> {sift_erl:target(), [module()]}.
+target(Name) ->
+    maps:get(Name, targets()).
+
+%% @doc Fuzzes target Name with sift_erl's options Opts, its modules instrumented.
+fuzz(Name, Opts) ->
+    {Target, Modules} = target(Name),
+    sift_erl:fuzz(Target, Opts#{instrument => Modules}).
+
+%% parse, and for what parses, recompose and normalize: each returns {error, ...} for bad input.
+uri(B) ->
+    case uri_string:parse(B) of
+        #{} = Map ->
+            _ = uri_string:recompose(Map),
+            uri_string:normalize(Map);
+        {error, _, _} ->
+            ok
+    end.
+
+inet_address(B) ->
+    case inet:parse_address(latin1(B)) of
+        {ok, Addr} -> {ok, Addr} = inet:parse_address(inet:ntoa(Addr));
+        {error, einval} -> ok
+    end.
+
+latin1(B) -> binary_to_list(B).
