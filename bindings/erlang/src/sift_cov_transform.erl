@@ -136,11 +136,15 @@ pattern_literal({op, _, '++', {string, _, [_, _ | _] = S}, _}) ->
 pattern_literal(P) ->
     literal(P).
 
-literal_prefix([{bin_element, _, {string, _, S}, default, default} | Segs], Acc) ->
-    literal_prefix(Segs, <<Acc/binary, (list_to_binary(S))/binary>>);
-literal_prefix([{bin_element, _, {Kind, _, C}, default, default} | Segs], Acc)
-  when (Kind =:= integer orelse Kind =:= char), C >= 0, C =< 255 ->
-    literal_prefix(Segs, <<Acc/binary, C>>);
+%% Leading segments whose value and size are literals (<<"PK", 16#0605:16/little, ...>>), as
+%% the bytes they match; two at least, since a fuzzer finds a single byte by itself.
+literal_prefix([{bin_element, A, _, _, _} = Seg | Segs], Acc) ->
+    try erl_eval:expr({bin, A, [Seg]}, erl_eval:new_bindings()) of
+        {value, B, _} when is_binary(B) -> literal_prefix(Segs, <<Acc/binary, B/binary>>);
+        _ -> literal_prefix([], Acc)
+    catch
+        _:_ -> literal_prefix([], Acc)
+    end;
 literal_prefix(_, Acc) when byte_size(Acc) >= 2 ->
     Acc;
 literal_prefix(_, _) ->

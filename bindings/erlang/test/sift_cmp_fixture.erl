@@ -2,7 +2,7 @@
 %% say what each reports.
 -module(sift_cmp_fixture).
 
--export([eq/1, neq/1, member/1, search/1, heads/2, cased/1, in_guard/1, strings/1]).
+-export([eq/1, neq/1, member/1, search/1, heads/2, cased/1, in_guard/1, strings/1, sized/1]).
 
 eq(X) -> X =:= 1234.                                % cmp: X [1234]
 
@@ -27,3 +27,8 @@ in_guard(X) when X =:= 99 -> guard;                 % nothing: guards call nothi
 in_guard(_) -> other.
 
 strings(X) -> X == "text".                          % cmp: X ["text"]
+
+sized(<<"PK", 16#0605:16/little, _/binary>>) -> eocd;
+sized(<<1, _/binary>>) -> one;
+sized(<<_:16, X:8, _/binary>>) -> X;                % cmp: Arg1 [<<"PK", 5, 6>>] (not <<1>>)
+sized(_) -> short.                                  % cmp: Arg1 [<<"PK", 5, 6>>]

@@ -192,6 +192,11 @@ clause_reports_test() ->
     ?assertEqual({1, []}, reports(fun() -> M:cased(<<"one">>) end)),
     ?assertEqual({2, []}, reports(fun() -> M:cased("twox") end)),
     ?assertEqual({0, [{'$cmp', x, [<<"one">>, "two"]}]}, reports(fun() -> M:cased(x) end)),
+    ?assertEqual({eocd, []}, reports(fun() -> M:sized(<<"PK", 5, 6>>) end)),
+    ?assertEqual({6, [{'$cmp', <<"PK", 6, 7>>, [<<"PK", 5, 6>>]}]},
+                 reports(fun() -> M:sized(<<"PK", 6, 7>>) end)),
+    ?assertEqual({short, [{'$cmp', <<"P">>, [<<"PK", 5, 6>>]}]},
+                 reports(fun() -> M:sized(<<"P">>) end)),
     ?assertEqual({guard, []}, reports(fun() -> M:in_guard(99) end)),
     ?assertEqual({other, []}, reports(fun() -> M:in_guard(98) end)).
 
