@@ -17,6 +17,7 @@
 %% after which it doubles.
 -define(FIRST_LIMIT, 16).
 -define(LEN_CONTROL, 1000).
+-define(PULSE_MS, 1000).
 
 -type target() :: fun((binary()) -> term()).
 -type crash() :: {error | exit | throw, term(), list()}.
@@ -145,8 +146,8 @@ collect(#{pids := []} = St) ->
     finish(St);
 collect(#{ref := Ref, pids := Pids} = St) ->
     receive
-        {Ref, new, Input} ->
-            collect(pulse(new_input(Input, St)));
+        {Ref, new, Input, At} ->
+            collect(new_input(Input, At, St));
         {Ref, crash, Pid, Input, Error} ->
             stop(St#{pids := Pids -- [Pid]}),
             crash(Input, Error, St);
@@ -155,7 +156,7 @@ collect(#{ref := Ref, pids := Pids} = St) ->
         {Ref, time_up} ->
             stop(St),
             finish(St#{pids := []})
-    after 1000 ->
+    after ?PULSE_MS ->
             collect(pulse(St))
     end.
 
@@ -164,40 +165,39 @@ stop(#{pids := Pids}) ->
     [begin unlink(P), exit(P, kill) end || P <- Pids],
     ok.
 
-new_input(Input, #{opts := Opts, corpus := N, bytes := B} = St) ->
+%% At: the executions and coverage when the worker kept it, since the line may be printed later.
+new_input(Input, At, #{opts := Opts, corpus := N, bytes := B} = St) ->
     case maps:get(corpus, Opts, undefined) of
         undefined -> ok;
         Dir -> write(filename:join(Dir, sift_cov:sha1(Input)), Input)
     end,
     St1 = St#{corpus := N + 1, bytes := B + byte_size(Input)},
-    status_line("NEW", St1),
+    status_line("NEW", At, St1),
     St1.
 
-%% A line at every power of two of executions, as libFuzzer's pulse.
+%% A line at powers of two of executions, as libFuzzer's pulse, when no new input keeps the
+%% status lines coming.
 pulse(#{execs := Execs, next_pulse := Next} = St) ->
     case counters:get(Execs, 1) of
-        E when E >= Next -> status_line("pulse", St), St#{next_pulse := 2 * E};
+        E when E >= Next ->
+            status_line("pulse", {E, sift_cov:count(maps:get(snap, St))}, St),
+            St#{next_pulse := 2 * E};
         _ -> St
     end.
 
 finish(#{execs := Execs, corpus := N} = St) ->
-    status_line("DONE", St),
-    {done, #{execs => counters:get(Execs, 1), corpus => N}}.
+    E = counters:get(Execs, 1),
+    status_line("DONE", {E, sift_cov:count(maps:get(snap, St))}, St),
+    {done, #{execs => E, corpus => N}}.
 
 %% #1024	NEW    cov: 31 ft: 70 corp: 12/180b exec/s: 51200 rss: 42Mb
-status_line(What, #{opts := Opts, snap := Snap, execs := Execs, start := T0, corpus := N,
-                    bytes := B}) ->
-    case maps:get(verbose, Opts) of
-        false ->
-            ok;
-        true ->
-            E = counters:get(Execs, 1),
-            {Cov, Ft} = sift_cov:count(Snap),
-            Ms = max(1, erlang:monotonic_time(millisecond) - T0),
-            io:format(standard_error, "#~b\t~s cov: ~b ft: ~b corp: ~b/~bb exec/s: ~b rss: ~bMb~n",
-                      [E, string:pad(What, 6), Cov, Ft, N, B, E * 1000 div Ms,
-                       erlang:memory(total) div (1 bsl 20)])
-    end.
+status_line(_What, _At, #{opts := #{verbose := false}}) ->
+    ok;
+status_line(What, {E, {Cov, Ft}}, #{start := T0, corpus := N, bytes := B}) ->
+    Ms = max(1, erlang:monotonic_time(millisecond) - T0),
+    io:format(standard_error, "#~b\t~s cov: ~b ft: ~b corp: ~b/~bb exec/s: ~b rss: ~bMb~n",
+              [E, string:pad(What, 6), Cov, Ft, N, B, E * 1000 div Ms,
+               erlang:memory(total) div (1 bsl 20)]).
 
 status(Opts, Fmt, Args) ->
     maps:get(verbose, Opts) andalso io:format(standard_error, Fmt, Args).
@@ -266,7 +266,7 @@ step(#{fz := Fz, ctx := Ctx, limit := Limit} = St, I, Quiet) ->
 
 %% Runs Input and keeps it when it reached anything new; a crash ends the worker.
 one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, parent := P,
-      ref := Ref, peers := Peers}, Input) ->
+      ref := Ref, peers := Peers, opts := #{verbose := Verbose}}, Input) ->
     sift_cov:set_ctx(Ctx),
     R = execute(Target, Input),
     sift_cov:set_ctx(undefined),
@@ -281,7 +281,9 @@ one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, pare
                     ok;
                 {_Novelty, Features} ->
                     [Peer ! {Ref, input, Input, Features} || Peer <- Peers],
-                    P ! {Ref, new, Input},
+                    %% The status line's figures, counted only when it is printed.
+                    P ! {Ref, new, Input,
+                         Verbose andalso {counters:get(Execs, 1), sift_cov:count(Snap)}},
                     kept
             end
     end.
