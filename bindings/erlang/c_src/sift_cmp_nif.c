@@ -11,6 +11,8 @@
  * millisecond a NIF may take. */
 #define MAX_LITERALS 64
 #define MAX_HAY      4096
+/* Each literal of a call counts as a site of its own, as a switch's cases do: this far apart. */
+#define LITERAL_STRIDE ((uintptr_t)0x9E37)
 
 /* The start of this shared object: a site S is given to the runtime as this address plus S, the
  * form it hashes (rt/cmp.c subtracts it again). */
@@ -117,9 +119,8 @@ ERL_NIF_TERM cmp_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     sift_rt_state *rt;
     if (!recorder(env, argv, &rt, &pc) || !enif_is_list(env, argv[3])) return enif_make_badarg(env);
     ERL_NIF_TERM head, tail = argv[3];
-    /* Each literal counts as a site of its own, as a switch's cases do. */
     for (unsigned i = 0; rt && i < MAX_LITERALS && enif_get_list_cell(env, tail, &head, &tail); i++)
-        compare(env, rt, pc + i * 0x9E37u, argv[2], head);
+        compare(env, rt, pc + i * LITERAL_STRIDE, argv[2], head);
     return argv[2];
 }
 
@@ -150,7 +151,7 @@ ERL_NIF_TERM search_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
         }
         size_t keep = hay_len - at < n ? hay_len - at : n;
         memcpy(at_hay, hay.data + at, keep);
-        sift_rt_cmp_bytes(rt, pc + i * 0x9E37u, at_hay, needle, n);
+        sift_rt_cmp_bytes(rt, pc + i * LITERAL_STRIDE, at_hay, needle, n);
     }
     return argv[2];
 }

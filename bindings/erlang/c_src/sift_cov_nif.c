@@ -84,24 +84,31 @@ ERL_NIF_TERM novelty_atom(sift_novelty n)
     return n == SIFT_NEW_EDGE ? atom_new_edge : n == SIFT_NEW_COUNT ? atom_new_count : atom_nothing;
 }
 
+/* new/2's Cmp: false, true (comparison operands) or value_profile (their distances too). */
+static bool get_cmp_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *cmp, bool *features)
+{
+    char atom[16];
+    if (!enif_get_atom(env, term, atom, sizeof atom, ERL_NIF_LATIN1)) return false;
+    *features = strcmp(atom, "value_profile") == 0;
+    *cmp = *features || strcmp(atom, "true") == 0;
+    return *cmp || strcmp(atom, "false") == 0;
+}
+
 /* new(N) and new(N, Cmp): with Cmp true the context records the operands of comparisons
  * (sift_cov:cmp/4) for the mutator; with value_profile also their distances, as features of a
  * CMP domain of its own, as the C runtime does under -use_value_profile. */
 static ERL_NIF_TERM new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     size_t n;
-    char cmp[16] = "false";
-    if (!get_probes(env, argv[0], &n) ||
-        (argc > 1 &&
-         (!enif_get_atom(env, argv[1], cmp, sizeof cmp, ERL_NIF_LATIN1) ||
-          (strcmp(cmp, "true") && strcmp(cmp, "false") && strcmp(cmp, "value_profile")))))
+    bool cmp = false, features = false;
+    if (!get_probes(env, argv[0], &n) || (argc > 1 && !get_cmp_mode(env, argv[1], &cmp, &features)))
         return enif_make_badarg(env);
     cov_ctx *c = enif_alloc_resource(ctx_type, sizeof(*c));
     if (!c) return fail(env, SIFT_ENOMEM);
     *c = (cov_ctx){.map = sift_covmap_new()};
     int rc = c->map ? sift_covmap_alloc(c->map, SIFT_DOMAIN_EDGES, n, NULL, NULL) : SIFT_ENOMEM;
     if (rc == SIFT_OK) rc = sift_covmap_counters(c->map, SIFT_DOMAIN_EDGES, 0, &c->c);
-    if (rc == SIFT_OK && strcmp(cmp, "false")) rc = cmp_ctx_init(c, !strcmp(cmp, "value_profile"));
+    if (rc == SIFT_OK && cmp) rc = cmp_ctx_init(c, features);
     if (rc != SIFT_OK) {
         enif_release_resource(c); /* the destructor frees what was made */
         return fail(env, rc);
