@@ -161,7 +161,8 @@ ERL_NIF_TERM fuzzer_add_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     size_t n = feats.size / sizeof(sift_feature_id);
     bool ok = reserve_feats(f, n);
     if (ok) {
-        memcpy(f->feats, feats.data, feats.size);
+        /* No features, no buffer yet: memcpy must not see its NULL. */
+        if (n) memcpy(f->feats, feats.data, feats.size);
         f->nfeats = n;
         ok = admit(f, in.data, in.size);
     }
@@ -184,7 +185,7 @@ ERL_NIF_TERM fuzzer_next_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     size_t size = 0, max = limit < f->max_len ? limit : f->max_len;
     if (e) {
         size = e->size < max ? e->size : max;
-        memcpy(f->buf, e->data, size);
+        if (size) memcpy(f->buf, e->data, size);
         f->mut.cmps = c->rt ? &c->rt->cmps : NULL;
         size = sift_mutate(&f->mut, f->buf, size, max);
     }
@@ -250,7 +251,7 @@ ERL_NIF_TERM fuzzer_judge_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         if (admit(f, in.data, in.size) && f->parent) sift_corpus_found(f->corpus, f->parent);
         size_t bytes = f->nfeats * sizeof(sift_feature_id);
         uint8_t *out = enif_make_new_binary(env, bytes, &feats);
-        if (out) memcpy(out, f->feats, bytes);
+        if (out && bytes) memcpy(out, f->feats, bytes);
         result = out ? enif_make_tuple2(env, novelty_atom(n), feats) : fail(env, SIFT_ENOMEM);
     }
     enif_mutex_unlock(f->lock);
