@@ -135,7 +135,7 @@ run(Target, Seeds, Dict, Opts) ->
     Result = collect(#{ref => Ref, pids => Pids, snap => Snap, execs => Execs, opts => Opts,
                        start => Now, corpus => 0, bytes => 0, next_pulse => 2, crash => none}),
     Timer =:= undefined orelse erlang:cancel_timer(Timer),
-    receive {Ref, time_up} -> ok after 0 -> ok end,
+    reap(Pids, Ref),
     Result.
 
 %% Worker K's part of a run budget.
@@ -148,22 +148,30 @@ collect(#{ref := Ref, pids := Pids} = St) ->
     receive
         {Ref, new, Input, At} ->
             collect(new_input(Input, At, St));
-        {Ref, crash, Pid, Input, Error} ->
-            stop(St#{pids := Pids -- [Pid]}),
+        {Ref, crash, _Pid, Input, Error} ->
             crash(Input, Error, St);
         {Ref, done, Pid} ->
             collect(St#{pids := Pids -- [Pid]});
         {Ref, time_up} ->
-            stop(St),
             finish(St#{pids := []})
     after ?PULSE_MS ->
             collect(pulse(St))
     end.
 
-%% Workers end at once; their messages still queued are dropped with the reference.
-stop(#{pids := Pids}) ->
-    [begin unlink(P), exit(P, kill) end || P <- Pids],
-    ok.
+%% Ends the workers still running, then drops whatever they or the timer sent that is still
+%% queued, so that the caller's mailbox is left as it was: a worker's 'DOWN' comes after all
+%% that it sent, and its link is gone with any exit signal it gave.
+reap(Pids, Ref) ->
+    Mons = [begin M = erlang:monitor(process, P), unlink(P), exit(P, kill), M end || P <- Pids],
+    [receive {'DOWN', M, process, _, _} -> ok end || M <- Mons],
+    [receive {'EXIT', P, _} -> ok after 0 -> ok end || P <- Pids],
+    flush(Ref).
+
+flush(Ref) ->
+    receive
+        Msg when element(1, Msg) =:= Ref -> flush(Ref)
+    after 0 -> ok
+    end.
 
 %% At: the executions and coverage when the worker kept it, since the line may be printed later.
 new_input(Input, At, #{opts := Opts, corpus := N, bytes := B} = St) ->

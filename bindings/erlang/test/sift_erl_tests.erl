@@ -151,6 +151,22 @@ limits_test() ->
     ?assertMatch({done, _}, sift_erl:fuzz(Target, opts(Dir, #{max_total_time => 0.2}))),
     remove(Dir).
 
+%% A run leaves the caller's mailbox as it found it, whatever ended it, trapping exits or not.
+mailbox_test_() ->
+    {timeout, 120,
+     fun() ->
+             Dir = tmp_dir("mailbox"),
+             Old = process_flag(trap_exit, true),
+             {crash, _} = sift_erl:fuzz(fun sift_example_tlv:parse/1,
+                                        opts(Dir, #{workers => 3, runs => 900000})),
+             {done, _} = sift_erl:fuzz(fun(B) -> B end, opts(Dir, #{workers => 2, runs => 5000})),
+             {done, _} = sift_erl:fuzz(fun(B) -> B end, opts(Dir, #{workers => 2,
+                                                                   max_total_time => 0.1})),
+             process_flag(trap_exit, Old),
+             ?assertEqual({messages, []}, process_info(self(), messages)),
+             remove(Dir)
+     end}.
+
 %% Every kind of exception is a crash, and reproduce runs a file once.
 reproduce_test() ->
     Dir = tmp_dir("repro"),
