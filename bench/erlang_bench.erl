@@ -14,7 +14,7 @@
 -define(INPUTS, 1000).
 -define(PASSES, 30).
 %% The worker figures: a run budget per campaign, campaigns per worker count.
--define(WORKER_RUNS, 300000).
+-define(WORKER_RUNS, 200000).
 -define(WORKER_REPEATS, 3).
 
 init() ->
@@ -192,6 +192,8 @@ workers() ->
     Rates = [{Rate(1), Rate(2)} || _ <- lists:seq(1, ?WORKER_REPEATS)],
     [sift_beam:restore(M) || M <- Modules],
     {One, Two} = {median([R || {R, _} <- Rates]), median([R || {_, R} <- Rates])},
+    Spin = [{spin(1), spin(2)} || _ <- lists:seq(1, ?WORKER_REPEATS)],
+    {Spin1, Spin2} = {median([R || {R, _} <- Spin]), median([R || {_, R} <- Spin])},
     {ok, Load} = file:read_file("/proc/loadavg"),
     io:format("~nsift_erl on uri_string (instrumented from its beam): ~b runs per campaign, "
               "median of ~b; ~b schedulers, load average ~s~n",
@@ -200,5 +202,19 @@ workers() ->
     io:format("~-40s ~10.0f~n~-40s ~10.0f  ~.2fx~n",
               ["execs/s, 1 worker", One, "execs/s, 2 workers", Two, Two / One]),
     io:format("each: ~p~n", [[{round(A), round(B)} || {A, B} <- Rates]]),
+    io:format("the machine's share now: 2 processes spinning do ~.2fx the work of 1~n",
+              [Spin2 / Spin1]),
     io:format("goal, 2 workers at least 1.8x of 1: ~s~n",
               [case Two / One >= 1.8 of true -> "met"; false -> "not met" end]).
+
+%% What the machine gives this VM now: loop iterations per second of P processes that only
+%% count down, the ceiling of any scaling of P workers.
+spin(P) ->
+    Self = self(),
+    T0 = erlang:monotonic_time(nanosecond),
+    [spawn_link(fun() -> countdown(20000000), Self ! spun end) || _ <- lists:seq(1, P)],
+    [receive spun -> ok end || _ <- lists:seq(1, P)],
+    P * 20000000 / ((erlang:monotonic_time(nanosecond) - T0) / 1.0e9).
+
+countdown(0) -> ok;
+countdown(N) -> countdown(N - 1).
