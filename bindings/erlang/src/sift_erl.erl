@@ -36,8 +36,25 @@ fuzz(Target, Opts0) when is_function(Target, 1), is_map(Opts0) ->
                         probes => ?PROBES, verbose => true, instrument => [],
                         seed => erlang:unique_integer([positive]) bxor os:system_time()},
                       Opts0),
-    Mods = maps:get(instrument, Opts),
-    case instrument(Mods, []) of
+    case [{K, V} || {K, V} <- maps:to_list(Opts), not valid(K, V)] of
+        [] -> instrumented(Target, Opts);
+        [Bad | _] -> {error, {bad_option, Bad}}
+    end.
+
+%% An option fuzz/2 can use: anything else is an error of the call, never a worker's crash.
+valid(workers, N) -> is_integer(N) andalso N >= 1;
+valid(K, N) when K =:= max_len; K =:= probes -> is_integer(N) andalso N >= 1 andalso N =< 1 bsl 20;
+valid(runs, N) -> is_integer(N) andalso N >= 0;
+valid(max_total_time, S) -> is_number(S) andalso S >= 0;
+valid(seed, N) -> is_integer(N) andalso N >= 0 andalso N < 1 bsl 64;
+valid(K, B) when K =:= len_control; K =:= value_profile; K =:= verbose -> is_boolean(B);
+valid(K, Path) when K =:= corpus; K =:= dict -> io_lib:char_list(Path) orelse is_binary(Path);
+valid(artifact_prefix, P) -> io_lib:char_list(P);
+valid(instrument, Ms) -> is_list(Ms) andalso lists:all(fun is_atom/1, Ms);
+valid(_, _) -> false.
+
+instrumented(Target, Opts) ->
+    case instrument(maps:get(instrument, Opts), []) of
         {ok, Done} ->
             try
                 setup(Target, Opts)
