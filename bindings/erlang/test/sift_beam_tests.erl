@@ -44,18 +44,13 @@ errors_test() ->
     ?assertEqual({error, {not_a_module, "x"}}, sift_beam:instrument("x")),
     ?assertEqual({error, {not_instrumented, lists}}, sift_beam:restore(lists)),
     %% A beam built without debug_info has no abstract code to instrument.
-    {ok, M, Bin} = compile:forms([{attribute, 1, module, sift_beam_nodebug},
-                                  {attribute, 1, export, [{f, 0}]},
-                                  {function, 1, f, 0, [{clause, 1, [], [], [{atom, 1, ok}]}]}],
-                                 [binary]),
-    Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "sift_beam_tests." ++ os:getpid()),
-    Base = filename:join(Dir, atom_to_list(M)),
-    ok = filelib:ensure_dir(Base),
-    ok = file:write_file(Base ++ ".beam", Bin),
-    {module, M} = code:load_abs(Base),
+    {M, Dir, File} = beam_of([{attribute, 1, module, sift_beam_nodebug},
+                              {attribute, 1, export, [{f, 0}]},
+                              {function, 1, f, 0, [{clause, 1, [], [], [{atom, 1, ok}]}]}],
+                             "nodebug", []),
     ?assertEqual({error, {no_debug_info, M}}, sift_beam:instrument(M)),
     ?assertEqual(ok, M:f()),
-    ok = file:delete(Base ++ ".beam"),
+    ok = file:delete(File),
     ok = file:del_dir(Dir).
 
 %% A module whose own parse transform already ran: its -compile attribute names the transform
@@ -65,8 +60,9 @@ parse_transform(Forms, _Options) ->
     persistent_term:put({?MODULE, runs}, persistent_term:get({?MODULE, runs}, 0) + 1),
     Forms.
 
-beam_of(Forms, Name) ->
-    {ok, M, Bin} = compile:forms(Forms, [binary, debug_info]),
+%% Forms compiled (with Options) into a beam file of a folder of their own, loaded from there.
+beam_of(Forms, Name, Options) ->
+    {ok, M, Bin} = compile:forms(Forms, [binary | Options]),
     Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "sift_beam_tests." ++ Name ++ os:getpid()),
     Base = filename:join(Dir, atom_to_list(M)),
     ok = filelib:ensure_dir(Base),
@@ -81,7 +77,7 @@ parse_transform_not_rerun_test() ->
                  {attribute, 1, export, [{f, 1}]},
                  {function, 2, f, 1, [{clause, 2, [{integer, 2, 1}], [], [{atom, 2, one}]},
                                       {clause, 3, [{var, 3, '_'}], [], [{atom, 3, other}]}]}],
-                "pt"),
+                "pt", [debug_info]),
     Runs = persistent_term:get({?MODULE, runs}),
     ?assertEqual(ok, sift_beam:instrument(M)),
     ?assertEqual(Runs, persistent_term:get({?MODULE, runs})),
@@ -98,7 +94,7 @@ already_instrumented_test() ->
                  {attribute, 1, compile, [{parse_transform, sift_cov_transform}]},
                  {attribute, 1, export, [{f, 0}]},
                  {function, 2, f, 0, [{clause, 2, [], [], [{atom, 2, ok}]}]}],
-                "pre"),
+                "pre", [debug_info]),
     ?assertEqual({error, {already_instrumented, M}}, sift_beam:instrument(M)),
     ?assertEqual([], sift_beam:instrumented()),
     ok = file:delete(File),

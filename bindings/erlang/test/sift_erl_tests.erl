@@ -66,24 +66,25 @@ sixteen_bytes_test_() ->
              remove(Dir)
      end}.
 
-%% Compiles Mod's source under the name New, with Options; loads it.
-load_renamed(Mod, New, Options) ->
+%% Compiles Mod's source under the name New, with Options: {Source, Beam}.
+compile_renamed(Mod, New, Options) ->
     Src = proplists:get_value(source, Mod:module_info(compile)),
     {ok, Forms} = epp:parse_file(Src, []),
     Renamed = [case F of {attribute, A, module, Mod} -> {attribute, A, module, New}; _ -> F end
                || F <- Forms],
     {ok, New, Bin} = compile:forms(Renamed, [binary, return_errors, debug_info | Options]),
+    {Src, Bin}.
+
+%% ... and loads it.
+load_renamed(Mod, New, Options) ->
+    {Src, Bin} = compile_renamed(Mod, New, Options),
     {module, New} = code:load_binary(New, Src, Bin),
     New.
 
 %% Mod's source compiled plainly under the name New into a beam file of a folder of its own,
 %% and loaded from there.
 beam_file(Mod, New) ->
-    Src = proplists:get_value(source, Mod:module_info(compile)),
-    {ok, Forms} = epp:parse_file(Src, []),
-    Renamed = [case F of {attribute, A, module, Mod} -> {attribute, A, module, New}; _ -> F end
-               || F <- Forms],
-    {ok, New, Bin} = compile:forms(Renamed, [binary, return_errors, debug_info]),
+    {_, Bin} = compile_renamed(Mod, New, []),
     Dir = tmp_dir("beam"),
     Base = filename:join(Dir, atom_to_list(New)),
     ok = file:write_file(Base ++ ".beam", Bin),
