@@ -52,10 +52,14 @@ inet_address(B) ->
 
 latin1(B) -> binary_to_list(B).
 
-%% At least an end-of-central-directory record's 22 bytes: in OTP 25.2.3 zip:unzip/2 of a shorter
-%% binary returns {error, {'EXIT', {{badmatch, <<>>}, _}}}, which would hide anything deeper.
-zip(B) when byte_size(B) < 22 -> skipped;
-zip(B) -> uncaught(zip:unzip(B, [memory])).
+%% In OTP 25.2.3 zip:unzip/2 of any binary without an end-of-central-directory record returns
+%% {error, {'EXIT', {{badmatch, _}, [{zip, binary_io, 2, _} | _]}}}: its way of saying "not a
+%% zip archive", which sift_erl finds at once, and which would hide anything deeper.
+zip(B) ->
+    case zip:unzip(B, [memory]) of
+        {error, {'EXIT', {{badmatch, _}, [{zip, binary_io, 2, _} | _]}}} -> not_a_zip;
+        Result -> uncaught(Result)
+    end.
 
 uncaught({error, {'EXIT', Reason}}) -> erlang:error({caught, Reason});
 uncaught(Result) -> Result.
