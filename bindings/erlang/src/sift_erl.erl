@@ -48,8 +48,7 @@ valid(runs, N) -> is_integer(N) andalso N >= 0;
 valid(max_total_time, S) -> is_number(S) andalso S >= 0;
 valid(seed, N) -> is_integer(N) andalso N >= 0 andalso N < 1 bsl 64;
 valid(K, B) when K =:= len_control; K =:= value_profile; K =:= verbose -> is_boolean(B);
-valid(K, Path) when K =:= corpus; K =:= dict -> io_lib:char_list(Path) orelse is_binary(Path);
-valid(artifact_prefix, P) -> io_lib:char_list(P);
+valid(K, Path) when K =:= corpus; K =:= dict; K =:= artifact_prefix -> io_lib:char_list(Path);
 valid(instrument, Ms) -> is_list(Ms) andalso lists:all(fun is_atom/1, Ms);
 valid(_, _) -> false.
 

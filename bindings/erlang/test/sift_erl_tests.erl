@@ -172,7 +172,7 @@ bad_options_test() ->
     T = fun(B) -> B end,
     [?assertMatch({error, {bad_option, {K, V}}}, sift_erl:fuzz(T, #{K => V, verbose => false}))
      || {K, V} <- [{workers, 0}, {runs, -1}, {max_len, 1 bsl 21}, {max_total_time, x},
-                   {seed, -1}, {dict, 5}, {instrument, ["m"]}, {no_such_option, 1},
+                   {seed, -1}, {dict, 5}, {corpus, <<"dir">>}, {instrument, ["m"]}, {no_such_option, 1},
                    {value_profile, yes}]].
 
 %% Every kind of exception is a crash, and reproduce runs a file once.
