@@ -4,10 +4,11 @@
 %% comparisons with literals (a binary pattern's literal head, a case on an integer).
 %% sixteen/1 crashes on inputs that begin with a 16-byte literal, in one pattern: no branch
 %% tells a fuzzer it got a byte of it right, only the comparison's operands do. search/1 crashes
-%% on inputs that hold a 16-byte literal anywhere (binary:match).
+%% on inputs that hold a 16-byte literal anywhere (binary:match). hang/1 never returns on inputs
+%% that begin "HANG".
 -module(sift_planted).
 
--export([six/1, sixteen/1, search/1]).
+-export([six/1, sixteen/1, search/1, hang/1]).
 
 six(<<"SIFT", Rest/binary>>) -> version(Rest);
 six(_) -> {error, magic}.
@@ -28,3 +29,6 @@ search(Input) ->
         nomatch -> ok;
         _ -> erlang:error(planted_search)
     end.
+
+hang(<<"HANG", _/binary>>) -> receive after infinity -> hung end;
+hang(_) -> ok.

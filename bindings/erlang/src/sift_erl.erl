@@ -10,7 +10,7 @@
 %% seed, max_len, len_control, value_profile, artifact_prefix, instrument, probes, verbose.
 -module(sift_erl).
 
--export([fuzz/2, reproduce/2]).
+-export([fuzz/2, reproduce/2, reproduce/3]).
 
 -define(PROBES, 65536).
 %% The first input length limit, and the executions without a new input, per bit of the limit,
@@ -18,11 +18,15 @@
 -define(FIRST_LIMIT, 16).
 -define(LEN_CONTROL, 1000).
 -define(PULSE_MS, 1000).
+%% Where a worker keeps the input it runs, for the parent to read when it hangs.
+-define(INPUT_KEY, '$sift_erl_input').
 
 -type target() :: fun((binary()) -> term()).
 -type crash() :: {error | exit | throw, term(), list()}.
 -type result() :: {crash, #{input := binary(), file := string(), error := crash(),
                             execs := non_neg_integer()}}
+                | {timeout, #{input := binary(), file := string(), stack := list(),
+                              execs := non_neg_integer()}}
                 | {done, #{execs := non_neg_integer(), corpus := non_neg_integer()}}
                 | {error, term()}.
 
@@ -31,7 +35,7 @@
 %% @doc Fuzzes Target until it crashes or a limit (runs, max_total_time) is reached.
 -spec fuzz(target(), map()) -> result().
 fuzz(Target, Opts0) when is_function(Target, 1), is_map(Opts0) ->
-    Opts = maps:merge(#{workers => 1, max_len => 4096, len_control => true,
+    Opts = maps:merge(#{workers => 1, max_len => 4096, len_control => true, timeout => 1200,
                         value_profile => false, artifact_prefix => "./",
                         probes => ?PROBES, verbose => true, instrument => [],
                         seed => erlang:unique_integer([positive]) bxor os:system_time()},
@@ -46,6 +50,7 @@ valid(workers, N) -> is_integer(N) andalso N >= 1;
 valid(K, N) when K =:= max_len; K =:= probes -> is_integer(N) andalso N >= 1 andalso N =< 1 bsl 20;
 valid(runs, N) -> is_integer(N) andalso N >= 0;
 valid(max_total_time, S) -> is_number(S) andalso S >= 0;
+valid(timeout, S) -> S =:= infinity orelse (is_number(S) andalso S > 0);
 valid(seed, N) -> is_integer(N) andalso N >= 0 andalso N < 1 bsl 64;
 valid(K, B) when K =:= len_control; K =:= value_profile; K =:= verbose -> is_boolean(B);
 valid(K, Path) when K =:= corpus; K =:= dict; K =:= artifact_prefix -> io_lib:char_list(Path);
@@ -75,14 +80,35 @@ instrument([M | Ms], Done) ->
 %% @doc Runs Target once on the input in File: ok, or the crash.
 -spec reproduce(target(), file:filename()) -> ok | {crash, crash()} | {error, term()}.
 reproduce(Target, File) ->
+    reproduce(Target, File, #{}).
+
+%% @doc The same with a timeout (#{timeout => Seconds}): then Target runs in a process of its
+%% own, and {timeout, Stack} says where it was when the time ran out.
+-spec reproduce(target(), file:filename(), map()) ->
+          ok | {crash, crash()} | {timeout, list()} | {error, term()}.
+reproduce(Target, File, Opts) ->
     case file:read_file(File) of
-        {ok, Input} ->
-            case execute(Target, Input) of
-                ok -> ok;
-                {crash, Error} -> {crash, Error}
-            end;
-        {error, Why} ->
-            {error, {File, Why}}
+        {ok, Input} -> run_once(Target, Input, maps:get(timeout, Opts, infinity));
+        {error, Why} -> {error, {File, Why}}
+    end.
+
+run_once(Target, Input, infinity) ->
+    case execute(Target, Input) of
+        ok -> ok;
+        {crash, Error} -> {crash, Error}
+    end;
+run_once(Target, Input, T) ->
+    Self = self(),
+    {Pid, Mon} = spawn_monitor(fun() -> Self ! {self(), run_once(Target, Input, infinity)} end),
+    receive
+        {Pid, Result} ->
+            erlang:demonitor(Mon, [flush]),
+            Result
+    after round(T * 1000) ->
+            {current_stacktrace, Stack} = process_info(Pid, current_stacktrace),
+            erlang:demonitor(Mon, [flush]),
+            exit(Pid, kill),
+            {timeout, Stack}
     end.
 
 setup(Target, Opts) ->
@@ -129,7 +155,8 @@ run(Target, Seeds, Dict, Opts) ->
     Probe = new_ctx(Opts),
     Snap = sift_cov:snapshot_new(Probe),
     sift_cov:release(Probe),
-    Execs = counters:new(1, [write_concurrency]),
+    %% One slot per worker: the total is their sum, and a slot that stops moving is a hang.
+    Execs = counters:new(Workers, [write_concurrency]),
     Runs = maps:get(runs, Opts, infinity),
     Parent = self(),
     Ref = make_ref(),
@@ -137,7 +164,7 @@ run(Target, Seeds, Dict, Opts) ->
     Pids = [spawn_link(fun() ->
                                Peers = receive {Ref, peers, Ps} -> Ps -- [self()] end,
                                worker(#{target => Target, snap => Snap, execs => Execs,
-                                        parent => Parent, ref => Ref, peers => Peers,
+                                        slot => K + 1, parent => Parent, ref => Ref, peers => Peers,
                                         seed => Seed + K, dict => Dict,
                                         budget => share(Runs, Workers, K), opts => Opts},
                                       Seeds)
@@ -148,11 +175,38 @@ run(Target, Seeds, Dict, Opts) ->
                 infinity -> undefined;
                 S -> erlang:send_after(round(S * 1000), self(), {Ref, time_up})
             end,
+    tick(Ref, Opts),
+    Slots = maps:from_list(lists:zip(Pids, lists:seq(1, Workers))),
     Result = collect(#{ref => Ref, pids => Pids, snap => Snap, execs => Execs, opts => Opts,
-                       start => Now, corpus => 0, bytes => 0, next_pulse => 2, crash => none}),
+                       start => Now, corpus => 0, bytes => 0, next_pulse => 2,
+                       slots => Slots, seen => #{}}),
     Timer =:= undefined orelse erlang:cancel_timer(Timer),
     reap(Pids, Ref),
     Result.
+
+%% Under a timeout, the parent looks at the workers' progress every second.
+tick(Ref, #{timeout := T}) when is_number(T) ->
+    erlang:send_after(1000, self(), {Ref, tick});
+tick(_, _) ->
+    ok.
+
+%% A worker whose executions have not moved for the timeout: {hung, Pid, the input it runs}
+%% (which it keeps in its dictionary while it runs it); else {ok, St} with each worker's count
+%% and the time it last moved.
+hung(#{pids := Pids, slots := Slots, execs := Execs, seen := Seen0, opts := #{timeout := T}} = St) ->
+    Now = erlang:monotonic_time(millisecond),
+    Seen = maps:from_list(
+             [{P, case {maps:get(P, Seen0, none), counters:get(Execs, maps:get(P, Slots))} of
+                      {{N, Since}, N} -> {N, Since};
+                      {_, N} -> {N, Now}
+                  end} || P <- Pids]),
+    case [P || P <- Pids, Now - element(2, maps:get(P, Seen)) >= T * 1000] of
+        [Pid | _] ->
+            {dictionary, Dict} = process_info(Pid, dictionary),
+            {hung, Pid, proplists:get_value(?INPUT_KEY, Dict, <<>>)};
+        [] ->
+            {ok, St#{seen := Seen}}
+    end.
 
 %% Worker K's part of a run budget.
 share(infinity, _, _) -> infinity;
@@ -169,7 +223,13 @@ collect(#{ref := Ref, pids := Pids} = St) ->
         {Ref, done, Pid} ->
             collect(St#{pids := Pids -- [Pid]});
         {Ref, time_up} ->
-            finish(St#{pids := []})
+            finish(St#{pids := []});
+        {Ref, tick} ->
+            tick(Ref, maps:get(opts, St)),
+            case hung(St) of
+                {hung, Pid, Input} -> timeout(Pid, Input, St);
+                {ok, St1} -> collect(St1)
+            end
     after ?PULSE_MS ->
             collect(pulse(St))
     end.
@@ -202,7 +262,7 @@ new_input(Input, At, #{opts := Opts, corpus := N, bytes := B} = St) ->
 %% A line at powers of two of executions, as libFuzzer's pulse, when no new input keeps the
 %% status lines coming.
 pulse(#{execs := Execs, next_pulse := Next} = St) ->
-    case counters:get(Execs, 1) of
+    case total(Execs) of
         E when E >= Next ->
             status_line("pulse", {E, sift_cov:count(maps:get(snap, St))}, St),
             St#{next_pulse := 2 * E};
@@ -210,7 +270,7 @@ pulse(#{execs := Execs, next_pulse := Next} = St) ->
     end.
 
 finish(#{execs := Execs, corpus := N} = St) ->
-    E = counters:get(Execs, 1),
+    E = total(Execs),
     status_line("DONE", {E, sift_cov:count(maps:get(snap, St))}, St),
     {done, #{execs => E, corpus => N}}.
 
@@ -226,15 +286,31 @@ status_line(What, {E, {Cov, Ft}}, #{start := T0, corpus := N, bytes := B}) ->
 status(Opts, Fmt, Args) ->
     maps:get(verbose, Opts) andalso io:format(standard_error, Fmt, Args).
 
-crash(Input, {Class, Reason, Stack} = Error, #{opts := Opts, execs := Execs}) ->
-    Name = "crash-" ++ binary_to_list(sift_cov:sha1(Input)),
-    File = maps:get(artifact_prefix, Opts) ++ Name,
+crash(Input, {Class, Reason, Stack} = Error, St) ->
+    artifact(crash, Input, io_lib:format("~p:~0p", [Class, Reason]), Stack, #{error => Error}, St).
+
+%% The worker is killed with the others (reap/2); its stack says where it was.
+timeout(Pid, Input, #{opts := #{timeout := T}} = St) ->
+    Stack = case process_info(Pid, current_stacktrace) of
+                {current_stacktrace, S} -> S;
+                undefined -> []
+            end,
+    artifact(timeout, Input, io_lib:format("timeout after ~p seconds", [T]), Stack,
+             #{stack => Stack}, St).
+
+%% Writes Kind-<sha1> and reports it as libFuzzer does.
+artifact(Kind, Input, What, Stack, Extra, #{opts := Opts, execs := Execs}) ->
+    File = maps:get(artifact_prefix, Opts) ++ atom_to_list(Kind) ++ "-" ++
+        binary_to_list(sift_cov:sha1(Input)),
     write(File, Input),
-    status(Opts, "==ERROR: sift_erl: ~p:~0p~n~s"
+    status(Opts, "==ERROR: sift_erl: ~s~n~s"
            "artifact_prefix='~s'; Test unit written to ~s~nBase64: ~s~n",
-           [Class, Reason, [io_lib:format("    ~0p~n", [F]) || F <- lists:sublist(Stack, 8)],
+           [What, [io_lib:format("    ~0p~n", [F]) || F <- lists:sublist(Stack, 8)],
             maps:get(artifact_prefix, Opts), File, base64:encode(Input)]),
-    {crash, #{input => Input, file => File, error => Error, execs => counters:get(Execs, 1)}}.
+    {Kind, Extra#{input => Input, file => File, execs => total(Execs)}}.
+
+total(Execs) ->
+    lists:sum([counters:get(Execs, I) || I <- lists:seq(1, maps:get(size, counters:info(Execs)))]).
 
 write(File, Data) ->
     case sift_cov:write_atomic(File, Data) of
@@ -289,12 +365,13 @@ step(#{fz := Fz, ctx := Ctx, limit := Limit} = St, I, Quiet) ->
     end.
 
 %% Runs Input and keeps it when it reached anything new; a crash ends the worker.
-one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, parent := P,
-      ref := Ref, peers := Peers, opts := #{verbose := Verbose}}, Input) ->
+one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, slot := Slot,
+      parent := P, ref := Ref, peers := Peers, opts := #{verbose := Verbose}}, Input) ->
+    put(?INPUT_KEY, Input),
     sift_cov:set_ctx(Ctx),
     R = execute(Target, Input),
     sift_cov:set_ctx(undefined),
-    counters:add(Execs, 1, 1),
+    counters:add(Execs, Slot, 1),
     case R of
         {crash, Error} ->
             P ! {Ref, crash, self(), Input, Error},
@@ -307,7 +384,7 @@ one(#{target := Target, fz := Fz, snap := Snap, ctx := Ctx, execs := Execs, pare
                     [Peer ! {Ref, input, Input, Features} || Peer <- Peers],
                     %% The status line's figures, counted only when it is printed.
                     P ! {Ref, new, Input,
-                         Verbose andalso {counters:get(Execs, 1), sift_cov:count(Snap)}},
+                         Verbose andalso {total(Execs), sift_cov:count(Snap)}},
                     kept
             end
     end.

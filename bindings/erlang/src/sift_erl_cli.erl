@@ -3,10 +3,10 @@
 %%   sift-erl [-flag=value ...] Module:Function [CORPUS_DIR | INPUT ...]
 %%
 %% With a folder (or none) it fuzzes, the folder being the corpus; with input files it runs
-%% each once, as libFuzzer reproduces crashes. Flags: -runs, -max_total_time, -workers, -seed,
-%% -max_len, -len_control, -use_value_profile, -dict, -artifact_prefix, -instrument
-%% (comma-separated modules), -pa (a code path folder, repeatable), -verbosity. Exit status 0,
-%% 1 after a crash, 2 for a usage error.
+%% each once, as libFuzzer reproduces crashes. Flags: -runs, -max_total_time, -timeout,
+%% -workers, -seed, -max_len, -len_control, -use_value_profile, -dict, -artifact_prefix,
+%% -instrument (comma-separated modules), -pa (a code path folder, repeatable), -verbosity.
+%% Exit status 0, 1 after a crash or a timeout, 2 for a usage error.
 -module(sift_erl_cli).
 
 -export([main/1, status/1]).
@@ -52,36 +52,41 @@ target(Name) ->
 start(Target, Opts, [Dir]) when is_list(Dir) ->
     case filelib:is_dir(Dir) of
         true -> fuzz(Target, Opts#{corpus => Dir});
-        false -> reproduce(Target, [Dir])
+        false -> reproduce(Target, [Dir], Opts)
     end;
 start(Target, Opts, []) ->
     fuzz(Target, Opts);
-start(Target, _Opts, Files) ->
-    reproduce(Target, Files).
+start(Target, Opts, Files) ->
+    reproduce(Target, Files, Opts).
 
 fuzz(Target, Opts) ->
     case sift_erl:fuzz(Target, Opts) of
         {crash, _} -> 1;
+        {timeout, _} -> 1;
         {done, _} -> 0;
         {error, Why} -> io:format(standard_error, "sift-erl: ~p~n", [Why]), 2
     end.
 
-reproduce(Target, Files) ->
+reproduce(Target, Files, Opts) ->
     lists:foldl(fun(File, Status) ->
-                        case sift_erl:reproduce(Target, File) of
+                        case sift_erl:reproduce(Target, File, maps:with([timeout], Opts)) of
                             ok ->
                                 io:format(standard_error, "Running: ~s~nExecuted ~s~n", [File, File]),
                                 Status;
                             {crash, {Class, Reason, Stack}} ->
-                                io:format(standard_error, "Running: ~s~n==ERROR: sift_erl: ~p:~0p~n~s",
-                                          [File, Class, Reason,
-                                           [io_lib:format("    ~0p~n", [F]) || F <- Stack]]),
-                                1;
+                                failed(File, io_lib:format("~p:~0p", [Class, Reason]), Stack);
+                            {timeout, Stack} ->
+                                failed(File, "timeout", Stack);
                             {error, Why} ->
                                 io:format(standard_error, "sift-erl: ~p~n", [Why]),
                                 2
                         end
                 end, 0, Files).
+
+failed(File, What, Stack) ->
+    io:format(standard_error, "Running: ~s~n==ERROR: sift_erl: ~s~n~s",
+              [File, What, [io_lib:format("    ~0p~n", [F]) || F <- Stack]]),
+    1.
 
 flag(Flag, Opts) ->
     case string:split(tl(Flag), "=") of
@@ -94,6 +99,7 @@ option("max_total_time", V, O) -> O#{max_total_time => int(V)};
 option("workers", V, O) -> O#{workers => max(1, int(V))};
 option("jobs", V, O) -> O#{workers => max(1, int(V))};
 option("seed", V, O) -> O#{seed => int(V)};
+option("timeout", V, O) -> O#{timeout => max(1, int(V))};
 option("max_len", V, O) -> O#{max_len => max(1, int(V))};
 option("len_control", V, O) -> O#{len_control => int(V) =/= 0};
 option("use_value_profile", V, O) -> O#{value_profile => int(V) =/= 0};

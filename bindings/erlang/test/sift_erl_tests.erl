@@ -168,11 +168,32 @@ mailbox_test_() ->
              remove(Dir)
      end}.
 
+%% A target that never returns: found (through its literal), written to timeout-<sha1>, and
+%% reproduced under a timeout. Only the detection waits for the clock, never the find.
+timeout_test_() ->
+    {timeout, 120,
+     fun() ->
+             Dir = tmp_dir("timeout"),
+             {timeout, #{input := <<"HANG", _/binary>> = Input, file := File, stack := Stack}} =
+                 sift_erl:fuzz(fun sift_planted:hang/1,
+                               opts(Dir, #{runs => 100000, timeout => 1, workers => 2})),
+             ?assertEqual(Dir ++ "/timeout-" ++ binary_to_list(sift_cov:sha1(Input)), File),
+             ?assertEqual({ok, Input}, file:read_file(File)),
+             ?assertMatch([{sift_planted, hang, 1, _} | _], Stack),
+             ?assertMatch({timeout, [{sift_planted, hang, 1, _} | _]},
+                          sift_erl:reproduce(fun sift_planted:hang/1, File, #{timeout => 0.2})),
+             ?assertEqual(ok, sift_erl:reproduce(fun sift_planted:six/1, File, #{timeout => 60})),
+             ?assertMatch({crash, {error, planted_six, _}},
+                          sift_erl:reproduce(fun(_) -> sift_planted:six(<<"SIFT", 258:16>>) end,
+                                             File, #{timeout => 60})),
+             remove(Dir)
+     end}.
+
 bad_options_test() ->
     T = fun(B) -> B end,
     [?assertMatch({error, {bad_option, {K, V}}}, sift_erl:fuzz(T, #{K => V, verbose => false}))
      || {K, V} <- [{workers, 0}, {runs, -1}, {max_len, 1 bsl 21}, {max_total_time, x},
-                   {seed, -1}, {dict, 5}, {corpus, <<"dir">>}, {instrument, ["m"]}, {no_such_option, 1},
+                   {seed, -1}, {timeout, 0}, {dict, 5}, {corpus, <<"dir">>}, {instrument, ["m"]}, {no_such_option, 1},
                    {value_profile, yes}]].
 
 %% Every kind of exception is a crash, and reproduce runs a file once.
