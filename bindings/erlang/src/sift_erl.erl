@@ -228,7 +228,7 @@ collect(#{ref := Ref, pids := Pids} = St) ->
             tick(Ref, maps:get(opts, St)),
             case hung(St) of
                 {hung, Pid, Input} -> timeout(Pid, Input, St);
-                {ok, St1} -> collect(St1)
+                {ok, St1} -> collect(pulse(St1))
             end
     after ?PULSE_MS ->
             collect(pulse(St))
@@ -259,12 +259,16 @@ new_input(Input, At, #{opts := Opts, corpus := N, bytes := B} = St) ->
     status_line("NEW", At, St1),
     St1.
 
-%% A line at powers of two of executions, as libFuzzer's pulse, when no new input keeps the
-%% status lines coming.
+%% A line at powers of two of executions, as libFuzzer's pulse, each second that no new input
+%% keeps the status lines coming (or at the timeout's check).
 pulse(#{execs := Execs, next_pulse := Next} = St) ->
     case total(Execs) of
         E when E >= Next ->
-            status_line("pulse", {E, sift_cov:count(maps:get(snap, St))}, St),
+            Count = sift_cov:count(maps:get(snap, St)),
+            status_line("pulse", {E, Count}, St),
+            Count =:= {0, 0} andalso
+                status(maps:get(opts, St), "WARNING: no probe reached so far: is the code "
+                       "instrumented (sift_cov_transform, or the instrument option)?~n", []),
             St#{next_pulse := 2 * E};
         _ -> St
     end.
