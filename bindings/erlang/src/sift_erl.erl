@@ -175,20 +175,19 @@ run(Target, Seeds, Dict, Opts) ->
                 infinity -> undefined;
                 S -> erlang:send_after(round(S * 1000), self(), {Ref, time_up})
             end,
-    tick(Ref, Opts),
+    %% Under a timeout, the parent looks at the workers' progress every second.
+    Ticker = case maps:get(timeout, Opts) of
+                 infinity -> undefined;
+                 _ -> {ok, TRef} = timer:send_interval(1000, {Ref, tick}), TRef
+             end,
     Slots = maps:from_list(lists:zip(Pids, lists:seq(1, Workers))),
     Result = collect(#{ref => Ref, pids => Pids, snap => Snap, execs => Execs, opts => Opts,
                        start => Now, corpus => 0, bytes => 0, next_pulse => 2,
                        slots => Slots, seen => #{}}),
     Timer =:= undefined orelse erlang:cancel_timer(Timer),
+    Ticker =:= undefined orelse timer:cancel(Ticker),
     reap(Pids, Ref),
     Result.
-
-%% Under a timeout, the parent looks at the workers' progress every second.
-tick(Ref, #{timeout := T}) when is_number(T) ->
-    erlang:send_after(1000, self(), {Ref, tick});
-tick(_, _) ->
-    ok.
 
 %% A worker whose executions have not moved for the timeout: {hung, Pid, the input it runs}
 %% (which it keeps in its dictionary while it runs it); else {ok, St} with each worker's count
@@ -225,7 +224,6 @@ collect(#{ref := Ref, pids := Pids} = St) ->
         {Ref, time_up} ->
             finish(St#{pids := []});
         {Ref, tick} ->
-            tick(Ref, maps:get(opts, St)),
             case hung(St) of
                 {hung, Pid, Input} -> timeout(Pid, Input, St);
                 {ok, St1} -> collect(pulse(St1))
