@@ -14,7 +14,7 @@
 -define(INPUTS, 1000).
 -define(PASSES, 30).
 %% The worker figures: a run budget per campaign, campaigns per worker count.
--define(WORKER_RUNS, 200000).
+-define(WORKER_RUNS, 600000).
 -define(WORKER_REPEATS, 3).
 
 init() ->
