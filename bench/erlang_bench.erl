@@ -1,5 +1,7 @@
 %% @doc Probe hits and per-execution novelty checks, sift_cov's NIF against an ETS path like
-%% efz's, on one instrumented module compiled three ways. Run through bench/erlang.
+%% efz's, on one instrumented module compiled several ways; then sift_erl's executions per
+%% second with 1 and 2 workers in this VM on an OTP module instrumented from its beam. Run
+%% through bench/erlang.
 -module(erlang_bench).
 
 -export([main/1, ets_hit/2, count_hit/2, noop_hit/2]).
@@ -11,6 +13,9 @@
 -define(PROBES, 65536).
 -define(INPUTS, 1000).
 -define(PASSES, 30).
+%% The worker figures: a run budget per worker, campaigns per worker count.
+-define(WORKER_RUNS, 300000).
+-define(WORKER_REPEATS, 3).
 
 init() ->
     erlang:load_nif(filename:join(filename:dirname(code:which(?MODULE)), "erlang_bench_nif"), 0).
@@ -29,7 +34,9 @@ count_hit(Ref, _Id) ->
 
 main([Source, Runs]) ->
     Builds = #{plain => compile(Source, []),
-               nif => compile(Source, [{parse_transform, sift_cov_transform}]),
+               %% Probes only, as the other builds: comparisons are a fuzzer's cost, not a probe's.
+               nif => compile(Source, [{parse_transform, sift_cov_transform},
+                                       {sift_cov_cmp, false}]),
                ets => compile(Source, [{parse_transform, sift_cov_transform},
                                        {sift_cov_hit, {?MODULE, ets_hit}}]),
                noop => compile(Source, [{parse_transform, sift_cov_transform},
@@ -41,6 +48,7 @@ main([Source, Runs]) ->
     Hits = count_hits(maps:get(count, Builds), Inputs),
     Results = [run_once(Builds, Inputs) || _ <- lists:seq(1, list_to_integer(Runs))],
     report(Results, Hits, length(Inputs)),
+    workers(),
     halt().
 
 compile(Source, Opts) ->
@@ -167,3 +175,48 @@ report(Results, Hits, N) ->
     Goal = fun(X, Y) -> case Y / X >= 10 of true -> "met"; false -> "not met" end end,
     io:format("~ngoal, NIF at least 10x cheaper: per hit ~s, per check ~s~n",
               [Goal(HitNif, HitEts), Goal(CheckNif, CheckEts)]).
+
+%% Total executions per second of sift_erl campaigns with 1 and 2 workers, each worker with the
+%% same run budget (an execution's cost grows as a campaign's inputs do: with one budget shared
+%% by 2 workers, each would run shorter inputs), from the same seed on uri_string (instrumented
+%% from its beam once, before), timed whole: the workers' sharing of one VM, one snapshot and
+%% each other's inputs included.
+workers() ->
+    {Target, Modules} = sift_otp_targets:target(uri_string),
+    [ok = sift_beam:instrument(M) || M <- Modules],
+    Rate = fun(W) ->
+                   T0 = erlang:monotonic_time(nanosecond),
+                   {done, #{execs := E}} =
+                       sift_erl:fuzz(Target, #{runs => ?WORKER_RUNS * W, workers => W,
+                                               seed => 1, verbose => false}),
+                   E / ((erlang:monotonic_time(nanosecond) - T0) / 1.0e9)
+           end,
+    Rates = [{Rate(1), Rate(2)} || _ <- lists:seq(1, ?WORKER_REPEATS)],
+    [sift_beam:restore(M) || M <- Modules],
+    {One, Two} = {median([R || {R, _} <- Rates]), median([R || {_, R} <- Rates])},
+    Spin = [{spin(1), spin(2)} || _ <- lists:seq(1, ?WORKER_REPEATS)],
+    {Spin1, Spin2} = {median([R || {R, _} <- Spin]), median([R || {_, R} <- Spin])},
+    {ok, Load} = file:read_file("/proc/loadavg"),
+    io:format("~nsift_erl on uri_string (instrumented from its beam): ~b runs per worker, "
+              "median of ~b; ~b schedulers, load average ~s~n",
+              [?WORKER_RUNS, ?WORKER_REPEATS, erlang:system_info(schedulers_online),
+               hd(string:split(Load, " "))]),
+    io:format("~-40s ~10b~n~-40s ~10b  ~.2fx~n",
+              ["execs/s, 1 worker", round(One), "execs/s, 2 workers", round(Two), Two / One]),
+    io:format("each: ~p~n", [[{round(A), round(B)} || {A, B} <- Rates]]),
+    io:format("the machine's share now: 2 processes spinning do ~.2fx the work of 1~n",
+              [Spin2 / Spin1]),
+    io:format("goal, 2 workers at least 1.8x of 1: ~s~n",
+              [case Two / One >= 1.8 of true -> "met"; false -> "not met" end]).
+
+%% What the machine gives this VM now: loop iterations per second of P processes that only
+%% count down, the ceiling of any scaling of P workers.
+spin(P) ->
+    Self = self(),
+    T0 = erlang:monotonic_time(nanosecond),
+    [spawn_link(fun() -> countdown(20000000), Self ! spun end) || _ <- lists:seq(1, P)],
+    [receive spun -> ok end || _ <- lists:seq(1, P)],
+    P * 20000000 / ((erlang:monotonic_time(nanosecond) - T0) / 1.0e9).
+
+countdown(0) -> ok;
+countdown(N) -> countdown(N - 1).

@@ -1,9 +1,6 @@
 /* sift's coverage core as an Erlang NIF (module sift_cov): per-execution contexts of probe
  * counters, and snapshots that answer "did this execution reach anything new?". */
-#include "sift/covmap.h"
-#include "sift/snapshot.h"
-
-#include <erl_nif.h>
+#include "sift_nif.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,24 +11,15 @@
 #define MAX_PROBES   ((size_t)1 << 20)
 #define EXPORT_GUESS 1024
 
-typedef struct {
-    sift_covmap *map;
-    sift_counters c; /* the map's one region, for hit() without a lookup */
-    int released;    /* read and set atomically: release() may race with any other call */
-} cov_ctx;
-
-typedef struct {
-    sift_snapshot *snap;
-    void *mem; /* the snapshot's state, in memory it claims with atomic ORs */
-} cov_snap;
-
 static ErlNifResourceType *ctx_type, *snap_type;
 static ERL_NIF_TERM atom_ok, atom_new_edge, atom_new_count, atom_nothing, atom_enomem;
 
 static void ctx_dtor(ErlNifEnv *env, void *obj)
 {
     (void)env;
-    sift_covmap_free(((cov_ctx *)obj)->map);
+    cov_ctx *c = obj;
+    sift_covmap_free(c->map);
+    free(c->rt);
 }
 
 static void snap_dtor(ErlNifEnv *env, void *obj)
@@ -49,7 +37,7 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info)
         enif_open_resource_type(env, NULL, "sift_cov_ctx", ctx_dtor, ERL_NIF_RT_CREATE, NULL);
     snap_type =
         enif_open_resource_type(env, NULL, "sift_cov_snapshot", snap_dtor, ERL_NIF_RT_CREATE, NULL);
-    if (!ctx_type || !snap_type) return 1;
+    if (!ctx_type || !snap_type || sift_fuzz_nif_load(env) != 0) return 1;
     atom_ok = enif_make_atom(env, "ok");
     atom_new_edge = enif_make_atom(env, "new_edge");
     atom_new_count = enif_make_atom(env, "new_count");
@@ -64,14 +52,14 @@ static bool is_released(cov_ctx *c)
 }
 
 /* A live context, or NULL for anything else (another type, a released context). */
-static cov_ctx *get_ctx(ErlNifEnv *env, ERL_NIF_TERM term)
+cov_ctx *get_ctx(ErlNifEnv *env, ERL_NIF_TERM term)
 {
     cov_ctx *c;
     if (!enif_get_resource(env, term, ctx_type, (void **)&c) || is_released(c)) return NULL;
     return c;
 }
 
-static cov_snap *get_snap(ErlNifEnv *env, ERL_NIF_TERM term)
+cov_snap *get_snap(ErlNifEnv *env, ERL_NIF_TERM term)
 {
     cov_snap *s;
     return enif_get_resource(env, term, snap_type, (void **)&s) ? s : NULL;
@@ -86,26 +74,41 @@ static bool get_probes(ErlNifEnv *env, ERL_NIF_TERM term, size_t *n)
 }
 
 /* The error a failed core call raises: only running out of memory is not the caller's fault. */
-static ERL_NIF_TERM fail(ErlNifEnv *env, int rc)
+ERL_NIF_TERM fail(ErlNifEnv *env, int rc)
 {
     return rc == SIFT_ENOMEM ? enif_raise_exception(env, atom_enomem) : enif_make_badarg(env);
 }
 
-static ERL_NIF_TERM novelty_atom(sift_novelty n)
+ERL_NIF_TERM novelty_atom(sift_novelty n)
 {
     return n == SIFT_NEW_EDGE ? atom_new_edge : n == SIFT_NEW_COUNT ? atom_new_count : atom_nothing;
 }
 
+/* new/2's Cmp: false, true (comparison operands) or value_profile (their distances too). */
+static bool get_cmp_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *cmp, bool *features)
+{
+    char atom[16];
+    if (!enif_get_atom(env, term, atom, sizeof atom, ERL_NIF_LATIN1)) return false;
+    *features = strcmp(atom, "value_profile") == 0;
+    *cmp = *features || strcmp(atom, "true") == 0;
+    return *cmp || strcmp(atom, "false") == 0;
+}
+
+/* new(N) and new(N, Cmp): with Cmp true the context records the operands of comparisons
+ * (sift_cov:cmp/4) for the mutator; with value_profile also their distances, as features of a
+ * CMP domain of its own, as the C runtime does under -use_value_profile. */
 static ERL_NIF_TERM new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
-    (void)argc;
     size_t n;
-    if (!get_probes(env, argv[0], &n)) return enif_make_badarg(env);
+    bool cmp = false, features = false;
+    if (!get_probes(env, argv[0], &n) || (argc > 1 && !get_cmp_mode(env, argv[1], &cmp, &features)))
+        return enif_make_badarg(env);
     cov_ctx *c = enif_alloc_resource(ctx_type, sizeof(*c));
     if (!c) return fail(env, SIFT_ENOMEM);
     *c = (cov_ctx){.map = sift_covmap_new()};
     int rc = c->map ? sift_covmap_alloc(c->map, SIFT_DOMAIN_EDGES, n, NULL, NULL) : SIFT_ENOMEM;
     if (rc == SIFT_OK) rc = sift_covmap_counters(c->map, SIFT_DOMAIN_EDGES, 0, &c->c);
+    if (rc == SIFT_OK && cmp) rc = cmp_ctx_init(c, features);
     if (rc != SIFT_OK) {
         enif_release_resource(c); /* the destructor frees what was made */
         return fail(env, rc);
@@ -180,15 +183,16 @@ static ERL_NIF_TERM release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
 static ERL_NIF_TERM snapshot_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     (void)argc;
-    size_t n;
+    size_t cap[SIFT_DOMAIN_COUNT] = {0};
     cov_ctx *c = get_ctx(env, argv[0]);
-    if (c)
-        n = c->c.len;
-    else if (!get_probes(env, argv[0], &n))
+    if (c) {
+        cap[SIFT_DOMAIN_EDGES] = c->c.len;
+        cap[SIFT_DOMAIN_CMP] = sift_covmap_size(c->map, SIFT_DOMAIN_CMP);
+    } else if (!get_probes(env, argv[0], &cap[SIFT_DOMAIN_EDGES])) {
         return enif_make_badarg(env);
+    }
     cov_snap *s = enif_alloc_resource(snap_type, sizeof(*s));
     if (!s) return fail(env, SIFT_ENOMEM);
-    size_t cap[SIFT_DOMAIN_COUNT] = {[SIFT_DOMAIN_EDGES] = n};
     size_t bytes = sift_snapshot_bytes(cap);
     *s = (cov_snap){.mem = aligned_alloc(64, bytes)};
     int rc = SIFT_ENOMEM;
@@ -250,12 +254,17 @@ static ERL_NIF_TERM count_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return enif_make_tuple2(env, enif_make_uint64(env, edges), enif_make_uint64(env, features));
 }
 
-static ErlNifFunc funcs[] = {
-    {"new", 1, new_nif, 0},         {"hit", 2, hit_nif, 0},
-    {"take", 1, take_nif, 0},       {"export", 1, export_nif, 0},
-    {"release", 1, release_nif, 0}, {"snapshot_new", 1, snapshot_new_nif, 0},
-    {"has_new", 2, has_new_nif, 0}, {"check_and_advance", 2, check_and_advance_nif, 0},
-    {"import", 2, import_nif, 0},   {"count", 1, count_nif, 0},
-};
+static ErlNifFunc funcs[] = {{"new", 1, new_nif, 0},
+                             {"new", 2, new_nif, 0},
+                             {"hit", 2, hit_nif, 0},
+                             {"take", 1, take_nif, 0},
+                             {"export", 1, export_nif, 0},
+                             {"release", 1, release_nif, 0},
+                             {"snapshot_new", 1, snapshot_new_nif, 0},
+                             {"has_new", 2, has_new_nif, 0},
+                             {"check_and_advance", 2, check_and_advance_nif, 0},
+                             {"import", 2, import_nif, 0},
+                             {"count", 1, count_nif, 0},
+                             SIFT_FUZZ_NIFS};
 
 ERL_NIF_INIT(sift_cov, funcs, load, NULL, NULL, NULL)

@@ -252,3 +252,128 @@ spawned_processes_test() ->
     receive {linked, done} -> ok end,
     sift_cov:set_ctx(undefined),
     ?assertEqual(<<0, 0, 0, 0, 0, 0, 1, 1>>, sift_cov:take(Ctx)).
+
+%% Comparisons and the fuzzer calls (the engine through the NIF).
+
+cmp_bad_arguments_test() ->
+    C = sift_cov:new(16, true),
+    ?BADARG(sift_cov:new(16, maybe)),
+    ?BADARG(sift_cov:cmp(nope, 1, a, [b])),
+    ?BADARG(sift_cov:cmp(C, -1, a, [b])),
+    ?BADARG(sift_cov:cmp(C, 1, a, not_a_list)),
+    ?BADARG(sift_cov:search(C, 1, "not a binary", [<<"x">>])),
+    ?BADARG(sift_cov:search(C, 1, <<"x">>, <<"x">>)),
+    %% Values of any type are compared; what cannot be in an input is left out.
+    ?assertEqual({1, 2}, sift_cov:cmp(C, 1, {1, 2}, [<<"ab">>, 1 bsl 70, [1000], self()])),
+    ?assertEqual(<<"hay">>, sift_cov:search(C, 2, <<"hay">>, [<<>>, 7, <<"needle">>])),
+    ok = sift_cov:release(C),
+    ?BADARG(sift_cov:cmp(C, 1, a, [b])).
+
+%% A context made without comparisons ignores them; '$cmp' without a context returns the value.
+cmp_without_recorder_test() ->
+    C = sift_cov:new(16),
+    ?assertEqual(5, sift_cov:cmp(C, 1, 5, [1000])),
+    undefined = sift_cov:get_ctx(),
+    ?assertEqual(x, sift_cov:'$cmp'(1, x, [y])),
+    ?assertEqual(<<"h">>, sift_cov:'$search'(1, <<"h">>, [<<"n">>])).
+
+fuzzer_bad_arguments_test() ->
+    ?BADARG(sift_cov:fuzzer_new(-1, 10)),
+    ?BADARG(sift_cov:fuzzer_new(1, 0)),
+    ?BADARG(sift_cov:fuzzer_new(1, 1 bsl 21)),
+    F = sift_cov:fuzzer_new(1, 64),
+    C = sift_cov:new(16, true),
+    S = sift_cov:snapshot_new(C),
+    ?BADARG(sift_cov:fuzzer_add(F, <<"x">>, <<1, 2, 3>>)),
+    ?BADARG(sift_cov:fuzzer_add(C, <<"x">>, <<>>)),
+    ?BADARG(sift_cov:fuzzer_next(F, S, 10)),
+    ?BADARG(sift_cov:fuzzer_next(F, C, 0)),
+    ?BADARG(sift_cov:fuzzer_judge(F, C, C, <<>>)),
+    ?BADARG(sift_cov:fuzzer_judge(F, S, C, "x")),
+    ?BADARG(sift_cov:fuzzer_dict(F, "d", 5)),
+    ?assertMatch({error, <<"d:1: ", _/binary>>}, sift_cov:fuzzer_dict(F, "d", "x=abc")),
+    ?assertEqual(ok, sift_cov:fuzzer_dict(F, "d", "# comment\nx=\"abc\"\n")),
+    ?BADARG(sift_cov:write_atomic("", <<>>)),
+    ?BADARG(sift_cov:sha1("x")).
+
+%% The corpus starts empty; an execution that reaches a new probe joins it, with its features,
+%% and the same again does not.
+fuzzer_judge_test() ->
+    F = sift_cov:fuzzer_new(7, 64),
+    C = sift_cov:new(64, true),
+    S = sift_cov:snapshot_new(C),
+    ?assertEqual(<<>>, sift_cov:fuzzer_next(F, C, 64)),
+    ?assertEqual({0, 0, 0, 0, 0}, sift_cov:fuzzer_stats(F)),
+    ok = sift_cov:hit(C, 3),
+    {new_edge, Feats} = sift_cov:fuzzer_judge(F, S, C, <<"abc">>),
+    ?assertEqual(8, byte_size(Feats)),
+    ?assertMatch({1, 1, 3, 1, 3}, sift_cov:fuzzer_stats(F)),
+    ok = sift_cov:hit(C, 3),
+    ?assertEqual(nothing, sift_cov:fuzzer_judge(F, S, C, <<"abd">>)),
+    ?assertEqual(<<0:64/unit:8>>, sift_cov:take(C)),
+    %% Another worker's input, with the features it came with; the same input twice is refused.
+    ?assert(sift_cov:fuzzer_add(F, <<"other">>, Feats)),
+    ?assertNot(sift_cov:fuzzer_add(F, <<"other">>, Feats)),
+    Next = [sift_cov:fuzzer_next(F, C, 5) || _ <- lists:seq(1, 200)],
+    ?assert(lists:all(fun(B) -> byte_size(B) >= 1 andalso byte_size(B) =< 5 end, Next)),
+    ?assert(length(lists:usort(Next)) > 50).
+
+%% The same seed makes the same inputs.
+fuzzer_seeded_test() ->
+    Run = fun(Seed) ->
+                  F = sift_cov:fuzzer_new(Seed, 32),
+                  C = sift_cov:new(16, true),
+                  true = sift_cov:fuzzer_add(F, <<"seed input">>, <<>>),
+                  [sift_cov:fuzzer_next(F, C, 32) || _ <- lists:seq(1, 100)]
+          end,
+    ?assertEqual(Run(1), Run(1)),
+    ?assertNotEqual(Run(1), Run(2)).
+
+%% Input-to-state: a comparison's literal reaches the mutator's output, in place of the bytes
+%% compared with it; the dictionary's tokens too. Neither appears without them.
+literal_count(F, C, Lit) ->
+    length([B || B <- [sift_cov:fuzzer_next(F, C, 64) || _ <- lists:seq(1, 1000)],
+                 binary:match(B, Lit) =/= nomatch]).
+
+fuzzer_uses_comparisons_test() ->
+    Lit = <<"0123456789abcdef">>,
+    Plain = sift_cov:new(16),
+    Cmp = sift_cov:new(16, true),
+    F = sift_cov:fuzzer_new(3, 64),
+    true = sift_cov:fuzzer_add(F, <<"xyz">>, <<>>),
+    ?assertEqual(0, literal_count(F, Plain, Lit)),
+    <<"xy">> = sift_cov:cmp(Cmp, 1, <<"xy">>, [Lit]),
+    ?assertEqual(0, literal_count(F, Plain, Lit)),
+    ?assert(literal_count(F, Cmp, Lit) > 20),
+    <<"xyz">> = sift_cov:search(Cmp, 2, <<"xyz">>, [<<"needle-needle">>]),
+    ?assert(literal_count(F, Cmp, <<"needle-needle">>) > 5),
+    ok = sift_cov:fuzzer_dict(F, "d", "t=\"dictionary-token\"\n"),
+    ?assert(literal_count(F, Plain, <<"dictionary-token">>) > 20).
+
+%% Under value_profile a comparison's distance is a feature: closer operands are new.
+value_profile_test() ->
+    C = sift_cov:new(16, value_profile),
+    S = sift_cov:snapshot_new(C),
+    F = sift_cov:fuzzer_new(1, 16),
+    Judge = fun(V) -> _ = sift_cov:cmp(C, 9, V, [<<"abcd">>]), sift_cov:fuzzer_judge(F, S, C, V) end,
+    ?assertMatch({new_edge, _}, Judge(<<"xxxx">>)),
+    ?assertEqual(nothing, Judge(<<"yyyy">>)),
+    ?assertMatch({new_edge, _}, Judge(<<"abxx">>)),
+    ?assertEqual(nothing, Judge(<<"abyy">>)),
+    P = sift_cov:new(16, true),
+    PS = sift_cov:snapshot_new(P),
+    _ = sift_cov:cmp(P, 9, <<"xxxx">>, [<<"abcd">>]),
+    ?assertEqual(nothing, sift_cov:fuzzer_judge(F, PS, P, <<"q">>)).
+
+write_atomic_test() ->
+    Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "sift_cov_tests." ++ os:getpid()),
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Path = filename:join(Dir, "f"),
+    ?assertEqual(ok, sift_cov:write_atomic(Path, <<"one">>)),
+    ?assertEqual(ok, sift_cov:write_atomic(Path, <<"two">>)),
+    ?assertEqual({ok, <<"two">>}, file:read_file(Path)),
+    ?assertEqual({ok, ["f"]}, file:list_dir(Dir)),
+    ?assertMatch({error, <<_, _/binary>>}, sift_cov:write_atomic(filename:join(Path, "g"), <<>>)),
+    ok = file:delete(Path),
+    ok = file:del_dir(Dir),
+    ?assertEqual(<<"da39a3ee5e6b4b0d3255bfef95601890afd80709">>, sift_cov:sha1(<<>>)).

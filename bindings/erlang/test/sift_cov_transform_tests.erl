@@ -136,3 +136,78 @@ probe_tables_merge_test() ->
     [{_, {classify, 1}, Line, function} | _] = Probes,
     ?assertEqual([{?FIXTURE, {classify, 1}, Line, function}, {Twin, {classify, 1}, Line, function}],
                  maps:get(0, Table)).
+
+%% Comparisons with literals: sift_cmp_fixture's functions keep their results, and report the
+%% operands that its comments name to sift_cov:'$cmp'/3 and '$search'/3, as a call trace shows.
+cmp_source() ->
+    filename:join(filename:dirname(source()), "sift_cmp_fixture.erl").
+
+load_cmp(Opts) ->
+    {ok, M, Bin} = compile:file(cmp_source(), [binary, return_errors,
+                                               {parse_transform, sift_cov_transform} | Opts]),
+    {module, M} = code:load_binary(M, cmp_source(), Bin),
+    M.
+
+%% The reports a call makes: [{Function, Value, Literals}]. The call runs in a process of its
+%% own, since a process does not trace itself.
+reports(Fun) ->
+    {module, sift_cov} = code:ensure_loaded(sift_cov),
+    erlang:trace_pattern({sift_cov, '$cmp', 3}, true, [global]),
+    erlang:trace_pattern({sift_cov, '$search', 3}, true, [global]),
+    Self = self(),
+    Pid = spawn(fun() -> receive go -> Self ! {result, Fun()} end end),
+    erlang:trace(Pid, true, [call]),
+    Pid ! go,
+    Result = receive {result, R} -> R end,
+    erlang:trace_pattern({sift_cov, '_', '_'}, false, [global]),
+    Ref = erlang:trace_delivered(Pid),
+    receive {trace_delivered, _, Ref} -> ok end,
+    {Result, collect_reports()}.
+
+collect_reports() ->
+    receive
+        {trace, _, call, {sift_cov, F, [Site, V, Lits]}} when is_integer(Site) ->
+            [{F, V, Lits} | collect_reports()]
+    after 0 -> []
+    end.
+
+cmp_reports_test() ->
+    M = load_cmp([]),
+    ?assertEqual({true, [{'$cmp', 1234, [1234]}]}, reports(fun() -> M:eq(1234) end)),
+    ?assertEqual({false, [{'$cmp', 5, [1234]}]}, reports(fun() -> M:eq(5) end)),
+    ?assertEqual({true, [{'$cmp', <<"x">>, [<<"neq-lit">>]}]}, reports(fun() -> M:neq(<<"x">>) end)),
+    ?assertEqual({true, [{'$cmp', get, [<<"GET">>, <<"PUT">>]}]},
+                 reports(fun() -> M:member(get) end)),
+    ?assertEqual({{1, 6}, [{'$search', <<"aneedle">>, [<<"needle">>]}]},
+                 reports(fun() -> M:search(<<"aneedle">>) end)),
+    ?assertEqual({false, [{'$cmp', "txt", ["text"]}]}, reports(fun() -> M:strings("txt") end)).
+
+clause_reports_test() ->
+    M = load_cmp([]),
+    ?assertEqual({magic, []}, reports(fun() -> M:heads(<<"MAGIC!">>, 7) end)),
+    ?assertEqual({three_hundred, [{'$cmp', <<"MAGIX">>, [<<"MAGIC">>]}]},
+                 reports(fun() -> M:heads(<<"MAGIX">>, 300) end)),
+    ?assertEqual({{a, 1}, [{'$cmp', a, [<<"MAGIC">>]}, {'$cmp', 1, [7, 300]}]},
+                 reports(fun() -> M:heads(a, 1) end)),
+    ?assertEqual({1, []}, reports(fun() -> M:cased(<<"one">>) end)),
+    ?assertEqual({2, []}, reports(fun() -> M:cased("twox") end)),
+    ?assertEqual({0, [{'$cmp', x, [<<"one">>, "two"]}]}, reports(fun() -> M:cased(x) end)),
+    ?assertEqual({eocd, []}, reports(fun() -> M:sized(<<"PK", 5, 6>>) end)),
+    ?assertEqual({6, [{'$cmp', <<"PK", 6, 7>>, [<<"PK", 5, 6>>]}]},
+                 reports(fun() -> M:sized(<<"PK", 6, 7>>) end)),
+    ?assertEqual({short, [{'$cmp', <<"P">>, [<<"PK", 5, 6>>]}]},
+                 reports(fun() -> M:sized(<<"P">>) end)),
+    ?assertEqual({guard, []}, reports(fun() -> M:in_guard(99) end)),
+    ?assertEqual({other, []}, reports(fun() -> M:in_guard(98) end)).
+
+%% {sift_cov_cmp, false}, or a hit function of one's own, leaves comparisons alone; the probes
+%% are the same either way.
+cmp_off_test() ->
+    M = load_cmp([{sift_cov_cmp, false}]),
+    Off = M:'$sift_probes'(),
+    ?assertEqual({true, []}, reports(fun() -> M:eq(1234) end)),
+    ?assertEqual({three_hundred, []}, reports(fun() -> M:heads(<<"MAGIX">>, 300) end)),
+    M = load_cmp([{sift_cov_hit, {?MODULE, record_hit}}]),
+    ?assertEqual({true, []}, reports(fun() -> M:eq(1234) end)),
+    M = load_cmp([]),
+    ?assertEqual(Off, M:'$sift_probes'()).
