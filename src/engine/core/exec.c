@@ -104,8 +104,9 @@ static uint8_t *copy_input(sift_exec *x, const uint8_t *data, size_t size, bool 
 }
 
 /* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
-static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size) SIFT_FRAME(run_target);
-static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted)
+    SIFT_FRAME(run_target);
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted)
 {
     bool owned;
     uint8_t *copy = copy_input(&f->exec, data, size, &owned);
@@ -125,7 +126,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size)
     f->exec.end_ns = end;
     uint64_t dt = end - t0;
     if (owned) free(copy);
-    f->stats.execs++;
+    f->stats.execs += counted;
     if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
     f->exec.last_ns = dt;
     return dt;
@@ -139,7 +140,7 @@ static void reset_unjudged(sift_fuzzer *f)
 
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    run_target(f, data, size);
+    run_target(f, data, size, true);
     sift_novelty novelty = SIFT_NOTHING;
     if (sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL) ==
         SIFT_ESHAPE) {
@@ -163,9 +164,10 @@ static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buc
     l->ids[l->n++] = sift_feature(domain, index, (unsigned)__builtin_ctz(buckets));
 }
 
-uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out)
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun,
+                            sift_features *out)
 {
-    uint64_t ns = run_target(f, data, size);
+    uint64_t ns = run_target(f, data, size, !rerun);
     size_t len = 0;
     int rc;
     while ((rc = sift_covmap_export(f->exec.rt->map, f->mask, f->exec.export_buf,

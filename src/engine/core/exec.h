@@ -19,8 +19,8 @@ typedef struct sift_fuzzer sift_fuzzer;
 /* What the executor owns inside a fuzzer. */
 typedef struct {
     sift_rt_state *rt;
-    bool exact_copy;     /* run each input from an exact-size heap copy (under ASan) */
-    uint8_t *run_copy;   /* otherwise each input runs from a copy here, of run_cap bytes */
+    bool exact_copy;   /* run each input from an exact-size heap copy (under ASan) */
+    uint8_t *run_copy; /* otherwise each input runs from a copy here, of run_cap bytes */
     size_t run_cap;
     uint8_t *export_buf; /* scratch for feature exports */
     size_t export_cap;
@@ -59,10 +59,11 @@ sift_cmp_table *sift_exec_cmps(sift_fuzzer *f);
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
     SIFT_FRAME(sift_fuzzer_execute);
 
-/* Runs DATA again to learn every feature it owns into OUT (the novelty pass only says whether
- * any is new); a second run also filters out coverage that only happened once. Returns the
- * execution's nanoseconds. */
-uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *out)
-    SIFT_FRAME(sift_exec_features);
+/* Runs DATA to learn every feature it owns into OUT (the novelty pass only says whether any is
+ * new); run again after sift_fuzzer_execute (RERUN), it also filters out coverage that only
+ * happened once, and counts as no other input in -runs and exec/s, as libFuzzer counts one
+ * execution per input. Returns the execution's nanoseconds. */
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun,
+                            sift_features *out) SIFT_FRAME(sift_exec_features);
 
 #endif

@@ -182,7 +182,7 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
     report_slow_unit(f, data, size);
     if (novelty == SIFT_NOTHING) return false;
     sift_features features = {0};
-    uint64_t ns = sift_exec_features(f, data, size, &features);
+    uint64_t ns = sift_exec_features(f, data, size, true, &features);
     if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
     return admit(f, data, size, &features, ns, save, how) != NULL;
 }
@@ -190,7 +190,7 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
 bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     sift_features features = {0};
-    uint64_t ns = sift_exec_features(f, data, size, &features);
+    uint64_t ns = sift_exec_features(f, data, size, false, &features);
     sift_entry *tops[16];
     size_t ntops = sizeof tops / sizeof(sift_entry *);
     if (!sift_corpus_outranks(f->corpus, features.ids, features.n, size, whole_ms(ns), tops,
@@ -475,9 +475,10 @@ int sift_fuzzer_run(sift_fuzzer *f)
         f->mutator.trace[0] = 0;
         size_t size = mutate_one(f, e);
         bool found = sift_fuzzer_try(f, f->buf, size, true, "NEW");
-        /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run. */
+        /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run, so not
+         * the run past -runs. */
         if (!found && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size &&
-            e->nfeatures && sift_rng_below(&f->rng, 16) == 0)
+            e->nfeatures && sift_rng_below(&f->rng, 16) == 0 && !out_of_budget(f))
             found = sift_fuzzer_try_reduce(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);
