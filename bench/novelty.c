@@ -54,9 +54,15 @@ static inline __attribute__((always_inline)) uint64_t ticks_read(bool end)
     return t;
 }
 
-static inline uint64_t ticks_begin(void) { return ticks_read(false); }
+static inline uint64_t ticks_begin(void)
+{
+    return ticks_read(false);
+}
 
-static inline uint64_t ticks_end(void) { return ticks_read(true); }
+static inline uint64_t ticks_end(void)
+{
+    return ticks_read(true);
+}
 
 static double ns_per_tick = 1.0;
 static double overhead_ns;   /* an empty interval, subtracted from every sample */
