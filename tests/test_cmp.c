@@ -349,24 +349,43 @@ static void test_cmp_hooks(void **state)
     __sanitizer_cov_trace_cmp1(0x41, 0x42);
     __sanitizer_cov_trace_const_cmp1('Z', 'a');
     assert_int_equal(rt->cmps.int_next, before); /* one-byte pairs: features only */
-    __sanitizer_cov_trace_cmp2(0x1234, 0x4321);
-    assert_int_pair(last_int(rt), 0x1234, 0x4321, 2);
-    __sanitizer_cov_trace_cmp4(0x12345678, 0x87654321);
-    assert_int_pair(last_int(rt), 0x12345678, 0x87654321, 4);
-    __sanitizer_cov_trace_cmp8(0x123456789abcdef0, 42);
-    assert_int_pair(last_int(rt), 0x123456789abcdef0, 42, 8);
-    /* The constant comes first in the call and second in the ring. */
-    __sanitizer_cov_trace_const_cmp2(0xbeef, 0x1234);
-    assert_int_pair(last_int(rt), 0x1234, 0xbeef, 2);
-    __sanitizer_cov_trace_const_cmp4(0xdeadbeef, 0x1234);
-    assert_int_pair(last_int(rt), 0x1234, 0xdeadbeef, 4);
-    __sanitizer_cov_trace_const_cmp8(0xfeedfacecafe, 7);
-    assert_int_pair(last_int(rt), 7, 0xfeedfacecafe, 8);
-    /* A divisor is compared with zero. */
-    __sanitizer_cov_trace_div4(77);
-    assert_int_pair(last_int(rt), 77, 0, 4);
-    __sanitizer_cov_trace_div8(1ull << 40);
-    assert_int_pair(last_int(rt), 1ull << 40, 0, 8);
+    /* Each hook records its operands with their width; a constant, first in the call, is second
+     * in the ring, and a divisor is compared with zero. One hook of the five set per case. */
+    static const struct {
+        const char *name;
+        uint64_t a, b, want_a, want_b;
+        uint8_t size;
+        void (*h16)(uint16_t, uint16_t);
+        void (*h32)(uint32_t, uint32_t);
+        void (*h64)(uint64_t, uint64_t);
+        void (*div32)(uint32_t);
+        void (*div64)(uint64_t);
+    } hooks[] = {
+        {"cmp2", 0x1234, 0x4321, 0x1234, 0x4321, 2, .h16 = __sanitizer_cov_trace_cmp2},
+        {"cmp4", 0x12345678, 0x87654321, 0x12345678, 0x87654321, 4,
+         .h32 = __sanitizer_cov_trace_cmp4},
+        {"cmp8", 0x123456789abcdef0, 42, 0x123456789abcdef0, 42, 8,
+         .h64 = __sanitizer_cov_trace_cmp8},
+        {"const_cmp2", 0xbeef, 0x1234, 0x1234, 0xbeef, 2, .h16 = __sanitizer_cov_trace_const_cmp2},
+        {"const_cmp4", 0xdeadbeef, 0x1234, 0x1234, 0xdeadbeef, 4,
+         .h32 = __sanitizer_cov_trace_const_cmp4},
+        {"const_cmp8", 0xfeedfacecafe, 7, 7, 0xfeedfacecafe, 8,
+         .h64 = __sanitizer_cov_trace_const_cmp8},
+        {"div4", 77, 0, 77, 0, 4, .div32 = __sanitizer_cov_trace_div4},
+        {"div8", 1ull << 40, 0, 1ull << 40, 0, 8, .div64 = __sanitizer_cov_trace_div8},
+    };
+    for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+        uint64_t a = hooks[i].a, b = hooks[i].b;
+        if (hooks[i].h16) hooks[i].h16((uint16_t)a, (uint16_t)b);
+        if (hooks[i].h32) hooks[i].h32((uint32_t)a, (uint32_t)b);
+        if (hooks[i].h64) hooks[i].h64(a, b);
+        if (hooks[i].div32) hooks[i].div32((uint32_t)a);
+        if (hooks[i].div64) hooks[i].div64(a);
+        const sift_cmp_int *e = last_int(rt);
+        if (e->a != hooks[i].want_a || e->b != hooks[i].want_b || e->size != hooks[i].size)
+            fail_msg("__sanitizer_cov_trace_%s: recorded %#llx, %#llx (%u bytes)", hooks[i].name,
+                     (unsigned long long)e->a, (unsigned long long)e->b, (unsigned)e->size);
+    }
     assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
     /* An index is a feature but no ring entry. */
     uint32_t n = rt->cmps.int_next;

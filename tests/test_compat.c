@@ -28,23 +28,30 @@ static int build_harnesses(void **state)
                : 0;
 }
 
+/* Runs Cmd in the scratch folder and expects exit status Want and Text in what it printed on
+ * stderr; a failure names the command. */
+static void expect_err(const char *cmd, int want, const char *text)
+{
+    int rc = SIFT_TEST_SH("%s", cmd);
+    if (rc != want) fail_msg("%s: exit status %d, want %d: %s", cmd, rc, want, proc.err);
+    if (!strstr(proc.err, text)) fail_msg("%s: no \"%s\" in: %s", cmd, text, proc.err);
+}
+
 /* OSS-Fuzz scrubs a testcase with -cleanse_crash=1: every byte the crash does not need becomes
  * ' ' or 0xff, and the crash stays the same. */
 static void cleanse_crash_scrubs_what_the_crash_does_not_need(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH(
-        "printf 'Asecret' > crash && ./faults -cleanse_crash=1 -exact_artifact_path=clean "
-        "crash");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "CLEANSE_CRASH: cleansed input written to clean"));
+    expect_err("printf 'Asecret' > crash && ./faults -cleanse_crash=1 -exact_artifact_path=clean "
+               "crash",
+               0, "CLEANSE_CRASH: cleansed input written to clean");
     /* 'A' is the crash; the rest is spaces. */
     assert_int_equal(SIFT_TEST_SH("wc -c < clean && tr -d ' ' < clean"), 0);
     assert_string_equal(proc.out, "7\nA");
     assert_int_not_equal(SIFT_TEST_SH("./faults clean"), 0);
     assert_non_null(strstr(proc.err, "SUMMARY: "));
-    assert_int_equal(SIFT_TEST_SH("printf x > ok && ./faults -cleanse_crash=1 ok"), 1);
-    assert_non_null(strstr(proc.err, "does not crash the target; nothing to cleanse"));
+    expect_err("printf x > ok && ./faults -cleanse_crash=1 ok", 1,
+               "does not crash the target; nothing to cleanse");
 }
 
 static void create_missing_dirs_makes_the_folders(void **state)
@@ -83,11 +90,9 @@ static void reduce_inputs_and_shrink(void **state)
 static void reload_takes_in_what_others_saved(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=4 c");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "\tRELOAD cov: "));
-    rc = SIFT_TEST_SH("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=3 -reload=0 c");
-    assert_int_equal(rc, 0);
+    expect_err("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=4 c", 0, "\tRELOAD cov: ");
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf c && mkdir c && ./peer -seed=1 -max_total_time=3 -reload=0 c"), 0);
     assert_null(strstr(proc.err, "RELOAD"));
 }
 
@@ -96,19 +101,15 @@ static void reload_takes_in_what_others_saved(void **state)
 static void merge_control_file_records_and_resumes(void **state)
 {
     (void)state;
-    int rc =
-        SIFT_TEST_SH("rm -rf into from mcf && mkdir into from && printf x > into/x && printf H > "
-                     "from/hang && printf A > from/abort && "
-                     "./faults -timeout=1 -merge=1 -merge_control_file=mcf into from");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "MERGE-OUTER: from/hang crashed or hung the target"));
+    expect_err("rm -rf into from mcf && mkdir into from && printf x > into/x && printf H > "
+               "from/hang && printf A > from/abort && "
+               "./faults -timeout=1 -merge=1 -merge_control_file=mcf into from",
+               0, "MERGE-OUTER: from/hang crashed or hung the target");
     assert_int_equal(SIFT_TEST_SH("head -n 5 mcf; grep -c '^STARTED' mcf; grep -c '^FT' mcf"), 0);
     assert_string_equal(proc.out, "3\n1\ninto/x\nfrom/abort\nfrom/hang\n3\n1\n");
-    rc = SIFT_TEST_SH("./faults -timeout=1 -merge=1 -merge_control_file=mcf into from");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err,
-                           "MERGE-OUTER: control file ok, 3 files total, 2 that stopped the last "
-                           "merge skipped"));
+    expect_err("./faults -timeout=1 -merge=1 -merge_control_file=mcf into from", 0,
+               "MERGE-OUTER: control file ok, 3 files total, 2 that stopped the last "
+               "merge skipped");
     assert_null(strstr(proc.err, "crashed or hung"));
 }
 

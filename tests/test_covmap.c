@@ -9,6 +9,7 @@
 #include "rt/cov/scan.h"
 #include "support/twinmap.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,36 +218,49 @@ static void malformed_exports_are_refused(void **state)
 static void function_index_arguments(void **state)
 {
     (void)state;
+    static const uint32_t starts[] = {0, 10, 10, 99}, backwards[] = {0, 20, 10},
+                          beyond[] = {0, 101}, late[] = {5, 10};
+    /* Where the region starts, for each case: its first counter, the allocated region's, or one
+     * past its first. */
+    enum { FIRST, ALLOCATED, FIRST_PLUS_1 };
+    /* Only an attached region, from its first counter, and starts that fit it in order; the
+     * good case, then the same again (already indexed). */
+    static const struct {
+        const char *name;
+        bool no_map, no_dirty;
+        sift_domain domain;
+        int from;
+        const uint32_t *starts;
+        size_t n;
+        int want;
+    } cases[] = {
+        {"no map", true, false, SIFT_DOMAIN_EDGES, FIRST, starts, 4, SIFT_EINVAL},
+        {"no marks", false, true, SIFT_DOMAIN_EDGES, FIRST, starts, 4, SIFT_EINVAL},
+        {"no functions", false, false, SIFT_DOMAIN_EDGES, FIRST, starts, 0, SIFT_EINVAL},
+        {"allocated region", false, false, SIFT_DOMAIN_EDGES, ALLOCATED, starts, 4, SIFT_EINVAL},
+        {"not its first", false, false, SIFT_DOMAIN_EDGES, FIRST_PLUS_1, starts, 4, SIFT_EINVAL},
+        {"other domain", false, false, SIFT_DOMAIN_CMP, FIRST, starts, 4, SIFT_EINVAL},
+        {"late start", false, false, SIFT_DOMAIN_EDGES, FIRST, late, 2, SIFT_EINVAL},
+        {"backwards", false, false, SIFT_DOMAIN_EDGES, FIRST, backwards, 3, SIFT_EINVAL},
+        {"beyond", false, false, SIFT_DOMAIN_EDGES, FIRST, beyond, 2, SIFT_EINVAL},
+        {"good", false, false, SIFT_DOMAIN_EDGES, FIRST, starts, 4, SIFT_OK},
+        {"twice", false, false, SIFT_DOMAIN_EDGES, FIRST, starts, 4, SIFT_EINVAL},
+    };
     uint8_t compiled[100] = {0}, dirty[4] = {0};
-    const uint32_t starts[] = {0, 10, 10, 99}, backwards[] = {0, 20, 10}, beyond[] = {0, 101},
-                   late[] = {5, 10};
     size_t first, allocated;
     sift_covmap *m = sift_covmap_new();
     assert_int_equal(sift_covmap_alloc(m, SIFT_DOMAIN_EDGES, 64, NULL, &allocated), SIFT_OK);
     assert_int_equal(sift_covmap_attach(m, SIFT_DOMAIN_EDGES, compiled, 100, &first), SIFT_OK);
-    assert_int_equal(sift_covmap_index_functions(NULL, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, NULL, starts, 4),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 0),
-                     SIFT_EINVAL);
-    /* Only an attached region, from its first counter, and starts that fit it in order. */
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, allocated, dirty, starts, 4),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first + 1, dirty, starts, 4),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_CMP, first, dirty, starts, 4),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, late, 2),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, backwards, 3),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, beyond, 2),
-                     SIFT_EINVAL);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
-                     SIFT_OK);
-    assert_int_equal(sift_covmap_index_functions(m, SIFT_DOMAIN_EDGES, first, dirty, starts, 4),
-                     SIFT_EINVAL);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t from = cases[i].from == ALLOCATED      ? allocated
+                      : cases[i].from == FIRST_PLUS_1 ? first + 1
+                                                      : first;
+        int rc = sift_covmap_index_functions(cases[i].no_map ? NULL : m, cases[i].domain, from,
+                                             cases[i].no_dirty ? NULL : dirty, cases[i].starts,
+                                             cases[i].n);
+        if (rc != cases[i].want)
+            fail_msg("case %s: got %d, want %d", cases[i].name, rc, cases[i].want);
+    }
     /* Counters are read through the marks: function 3 (99) is marked, function 0 is not. */
     compiled[5] = 1;
     compiled[99] = 2;

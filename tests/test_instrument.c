@@ -81,27 +81,43 @@ static size_t count(const char *trace, const char *text)
             fail_msg("no %s record %s %s=%s in:\n%s", kind, fn, slot, value, trace);               \
     } while (0)
 
+/* One record a trace must hold: its kind, function, slot and value as the trace writes them. */
+typedef struct {
+    const char *kind, *fn, *slot, *value;
+} record;
+
+static void expect_records(const char *t, const record *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        EXPECT(t, r[i].kind, r[i].fn, r[i].slot, r[i].value);
+}
+
+#define EXPECT_ALL(trace, records)                                                                 \
+    expect_records(trace, records, sizeof(records) / sizeof((records)[0]))
+
 static void check_c_values(const char *t)
 {
-    EXPECT(t, "entry", "LLVMFuzzerTestOneInput", "data", "\"input+0\"");
-    EXPECT(t, "entry", "LLVMFuzzerTestOneInput", "size", "2");
-    EXPECT(t, "entry", "add", "a", "65");
-    EXPECT(t, "entry", "add", "b", "66");
-    EXPECT(t, "return", "add", "return", "131");
-    EXPECT(t, "return", "negate", "return", "-2");
-    EXPECT(t, "entry", "low", "v", "4660");
-    EXPECT(t, "return", "low", "return", "52");
-    EXPECT(t, "entry", "is_big", "n", "5000");
-    EXPECT(t, "return", "is_big", "return", "1");
+    static const record records[] = {
+        {"entry", "LLVMFuzzerTestOneInput", "data", "\"input+0\""},
+        {"entry", "LLVMFuzzerTestOneInput", "size", "2"},
+        {"entry", "add", "a", "65"},
+        {"entry", "add", "b", "66"},
+        {"return", "add", "return", "131"},
+        {"return", "negate", "return", "-2"},
+        {"entry", "low", "v", "4660"},
+        {"return", "low", "return", "52"},
+        {"entry", "is_big", "n", "5000"},
+        {"return", "is_big", "return", "1"},
+    };
+    EXPECT_ALL(t, records);
     /* Fields of the struct an argument points to, nested ones included. */
-    EXPECT(t, "entry", "conn_step", "c", "\"pointer\"");
-    EXPECT(t, "field", "conn_step", "c->state", "0");
-    EXPECT(t, "field", "conn_step", "c->port", "8080");
-    EXPECT(t, "field", "conn_step", "c->tag", "-3");
-    EXPECT(t, "field", "conn_step", "c->hdr.len", "1000");
-    EXPECT(t, "field", "conn_step", "c->hdr.kind", "2");
-    EXPECT(t, "field", "conn_step", "c->total", "0");
-    EXPECT(t, "return", "conn_step", "return", "2");
+    static const record fields[] = {
+        {"entry", "conn_step", "c", "\"pointer\""},   {"field", "conn_step", "c->state", "0"},
+        {"field", "conn_step", "c->port", "8080"},    {"field", "conn_step", "c->tag", "-3"},
+        {"field", "conn_step", "c->hdr.len", "1000"}, {"field", "conn_step", "c->hdr.kind", "2"},
+        {"field", "conn_step", "c->total", "0"},      {"return", "conn_step", "return", "2"},
+    };
+    EXPECT_ALL(t, fields);
     /* A null struct pointer gives no fields, and neither do unmapped or made-up ones. */
     EXPECT(t, "entry", "conn_step", "c", "\"null\"");
     EXPECT(t, "return", "conn_step", "return", "-1");
@@ -181,12 +197,15 @@ static void names_without_debug_info(void **state)
     (void)state;
     build("nodebug", SIFT_CC, FIXTURES "/values.c", "-O1");
     char *t = trace("nodebug");
-    EXPECT(t, "entry", "add", "arg0", "65");
-    EXPECT(t, "entry", "add", "arg1", "66");
-    EXPECT(t, "field", "conn_step", "arg0->field0", "0");
-    EXPECT(t, "field", "conn_step", "arg0->field1", "8080");
-    EXPECT(t, "field", "conn_step", "arg0->field3.0", "1000");
-    EXPECT(t, "return", "conn_step", "return", "2");
+    static const record records[] = {
+        {"entry", "add", "arg0", "65"},
+        {"entry", "add", "arg1", "66"},
+        {"field", "conn_step", "arg0->field0", "0"},
+        {"field", "conn_step", "arg0->field1", "8080"},
+        {"field", "conn_step", "arg0->field3.0", "1000"},
+        {"return", "conn_step", "return", "2"},
+    };
+    EXPECT_ALL(t, records);
     assert_non_null(strstr(t, "\"line\":0,"));
     free(t);
 }
@@ -196,14 +215,17 @@ static void cxx(void **state)
     (void)state;
     build("values_cc", SIFT_CXX, FIXTURES "/values.cc", "-g -O1");
     char *t = trace("values_cc");
-    EXPECT(t, "entry", "net::Conn::step", "this", "\"pointer\"");
-    EXPECT(t, "entry", "net::Conn::step", "ev", "65");
-    EXPECT(t, "field", "net::Conn::step", "this->state", "1");
-    EXPECT(t, "return", "net::Conn::step", "return", "66");
-    EXPECT(t, "entry", "larger<long>", "a", "3");
-    EXPECT(t, "entry", "larger<long>", "b", "9");
-    EXPECT(t, "return", "larger<long>", "return", "9");
-    EXPECT(t, "return", "doubled", "return", "132");
+    static const record records[] = {
+        {"entry", "net::Conn::step", "this", "\"pointer\""},
+        {"entry", "net::Conn::step", "ev", "65"},
+        {"field", "net::Conn::step", "this->state", "1"},
+        {"return", "net::Conn::step", "return", "66"},
+        {"entry", "larger<long>", "a", "3"},
+        {"entry", "larger<long>", "b", "9"},
+        {"return", "larger<long>", "return", "9"},
+        {"return", "doubled", "return", "132"},
+    };
+    EXPECT_ALL(t, records);
     free(t);
 }
 
@@ -219,16 +241,15 @@ static void args_and_tail_calls(void **state)
         snprintf(name, sizeof name, "args%zu", i);
         build(name, SIFT_CC, FIXTURES "/values_args.c", levels[i]);
         char *t = trace(name);
-        EXPECT(t, "entry", "third", "a", "1");
-        EXPECT(t, "entry", "third", "b", "2");
-        EXPECT(t, "entry", "third", "c", "3");
-        EXPECT(t, "entry", "copies", "p", "\"pointer\"");
-        EXPECT(t, "entry", "copies", "n", "2");
-        EXPECT(t, "entry", "must", "x", "65");
+        static const record records[] = {
+            {"entry", "third", "a", "1"},         {"entry", "third", "b", "2"},
+            {"entry", "third", "c", "3"},         {"entry", "copies", "p", "\"pointer\""},
+            {"entry", "copies", "n", "2"},        {"entry", "must", "x", "65"},
+            {"return", "target", "return", "66"}, {"entry", "plain", "x", "66"},
+            {"return", "plain", "return", "68"},
+        };
+        EXPECT_ALL(t, records);
         assert_int_equal(count(t, "\"kind\":\"return\",\"function\":\"must\""), 0);
-        EXPECT(t, "return", "target", "return", "66");
-        EXPECT(t, "entry", "plain", "x", "66");
-        EXPECT(t, "return", "plain", "return", "68");
         free(t);
     }
 }

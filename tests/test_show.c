@@ -238,26 +238,29 @@ static void bad_folders_get_one_line(void **state)
         proc.err, "sift show: empty/fuzzer_stats: no such file (is empty an output folder of sift "
                   "-out?)\n");
 
-    refused("b", "rm b/plot_data", "b",
-            "b/plot_data: no such file (is b an output folder of sift -out?)");
-    refused("b", "rm b/fuzzer_stats", "b",
-            "b/fuzzer_stats: no such file (is b an output folder of sift -out?)");
-    refused("b", ": >b/plot_data", "b", "b/plot_data: empty file");
-    refused("b", "head -1 o/plot_data >b/plot_data", "b",
-            "b/plot_data: no data lines yet, only the header");
-    refused("b", "sed -i 1d b/plot_data", "b",
-            "b/plot_data:1: no header line (expected \"# relative_time, ..., edges_found\")");
-    refused("b", "sed -i '1s/edges_found/edges/; 1s/map_size/map/' b/plot_data", "b",
-            "b/plot_data:1: the header names no edges_found (or map_size) column");
-    refused("b", "echo '7, 0, 0' >>b/plot_data", "b",
-            "b/plot_data:4: malformed line: 3 fields where the header names 13");
-    refused("b", "sed -i '2s/^[0-9]*,/x1,/' b/plot_data", "b",
-            "b/plot_data:2: relative_time: \"x1\" is not a number");
-    refused("b", "printf '1, 0, 0, 5, 0, 0, 1.00%%, 0, 0, 0, 1.0, 10, 3' >>b/plot_data", "b",
-            "b/plot_data:4: truncated line (no newline at the end)");
-    refused("b", "printf '1,\\0002\\n' >>b/plot_data", "b",
-            "b/plot_data:4: malformed line (a NUL byte)");
-    refused("b", "rm b/plot_data && mkdir b/plot_data", "b", "b/plot_data: not a regular file");
+    /* Each case breaks the copy in b one way; the line says what is wrong, and where. */
+    static const struct {
+        const char *edit, *want;
+    } broken[] = {
+        {"rm b/plot_data", "b/plot_data: no such file (is b an output folder of sift -out?)"},
+        {"rm b/fuzzer_stats", "b/fuzzer_stats: no such file (is b an output folder of sift -out?)"},
+        {": >b/plot_data", "b/plot_data: empty file"},
+        {"head -1 o/plot_data >b/plot_data", "b/plot_data: no data lines yet, only the header"},
+        {"sed -i 1d b/plot_data",
+         "b/plot_data:1: no header line (expected \"# relative_time, ..., edges_found\")"},
+        {"sed -i '1s/edges_found/edges/; 1s/map_size/map/' b/plot_data",
+         "b/plot_data:1: the header names no edges_found (or map_size) column"},
+        {"echo '7, 0, 0' >>b/plot_data",
+         "b/plot_data:4: malformed line: 3 fields where the header names 13"},
+        {"sed -i '2s/^[0-9]*,/x1,/' b/plot_data",
+         "b/plot_data:2: relative_time: \"x1\" is not a number"},
+        {"printf '1, 0, 0, 5, 0, 0, 1.00%%, 0, 0, 0, 1.0, 10, 3' >>b/plot_data",
+         "b/plot_data:4: truncated line (no newline at the end)"},
+        {"printf '1,\\0002\\n' >>b/plot_data", "b/plot_data:4: malformed line (a NUL byte)"},
+        {"rm b/plot_data && mkdir b/plot_data", "b/plot_data: not a regular file"},
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++)
+        refused("b", broken[i].edit, "b", broken[i].want);
     char want[256];
     assert_int_equal(SIFT_TEST_SH("wc -l <o/fuzzer_stats"), 0);
     snprintf(want, sizeof want,

@@ -406,34 +406,31 @@ static void expect_project_built(sift_test_proc *p, const char *dir, const char 
         fail_msg("%s: the fuzzer failed (%d): %s", how, p->status, p->err);
 }
 
+/* Builds the project in F's folder Name with Script (given FIXTURES for its %s) and fuzzes what
+ * it built; What names the build step in a failure. */
+static void build_project(fixture *f, const char *name, const char *what, const char *script)
+{
+    sift_test_proc p;
+    if (sift_test_sh(&p, f->dir, script, FIXTURES) != 0)
+        fail_msg("%s failed (%d): %s%s", what, p.status, p.out, p.err);
+    char *dir;
+    assert_true(asprintf(&dir, "%s/%s", f->dir, name) > 0);
+    expect_project_built(&p, dir, name);
+    free(dir);
+}
+
 static void test_autotools_project(void **state)
 {
-    fixture *f = *state;
-    sift_test_proc p;
-    if (sift_test_sh(&p, f->dir,
-                     "mkdir autotools && cd autotools && " OSS_FUZZ_ENV
-                     "%s/project/configure && make",
-                     FIXTURES) != 0)
-        fail_msg("configure or make failed (%d): %s%s", p.status, p.out, p.err);
-    char *dir;
-    assert_true(asprintf(&dir, "%s/autotools", f->dir) > 0);
-    expect_project_built(&p, dir, "autotools");
-    free(dir);
+    build_project(*state, "autotools", "configure or make",
+                  "mkdir autotools && cd autotools && " OSS_FUZZ_ENV
+                  "%s/project/configure && make");
 }
 
 static void test_cmake_project(void **state)
 {
-    fixture *f = *state;
-    sift_test_proc p;
-    if (sift_test_sh(&p, f->dir,
-                     OSS_FUZZ_ENV "cmake -S %s/project -B cmake >/dev/null && "
-                                  "cmake --build cmake >/dev/null",
-                     FIXTURES) != 0)
-        fail_msg("cmake failed (%d): %s%s", p.status, p.out, p.err);
-    char *dir;
-    assert_true(asprintf(&dir, "%s/cmake", f->dir) > 0);
-    expect_project_built(&p, dir, "cmake");
-    free(dir);
+    build_project(*state, "cmake", "cmake",
+                  OSS_FUZZ_ENV "cmake -S %s/project -B cmake >/dev/null && "
+                               "cmake --build cmake >/dev/null");
 }
 
 int main(void)

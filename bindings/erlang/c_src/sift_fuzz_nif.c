@@ -136,15 +136,21 @@ static bool admit(fz_state *f, const uint8_t *data, size_t size)
     return sift_corpus_add(f->corpus, data, size, f->feats, f->nfeats, 0, name, f->execs) != NULL;
 }
 
+/* Buf reallocated to hold Want items of Elem bytes, *Cap set to Want; NULL (Buf and *Cap left
+ * as they were) when out of memory. */
+static void *grow_to(void *buf, size_t *cap, size_t want, size_t elem)
+{
+    void *grown = realloc(buf, want * elem);
+    if (grown) *cap = want;
+    return grown;
+}
+
 static bool reserve_feats(fz_state *f, size_t n)
 {
     if (n <= f->feat_cap) return true;
-    size_t cap = n < 256 ? 256 : n * 2;
-    sift_feature_id *grown = realloc(f->feats, cap * sizeof(*grown));
-    if (!grown) return false;
-    f->feats = grown;
-    f->feat_cap = cap;
-    return true;
+    sift_feature_id *grown = grow_to(f->feats, &f->feat_cap, n < 256 ? 256 : n * 2, sizeof(*grown));
+    if (grown) f->feats = grown;
+    return grown != NULL;
 }
 
 /* fuzzer_add(Fz, Input, Features): Input joins the corpus with the features another worker (or
@@ -211,10 +217,9 @@ static int export_ctx(fz_state *f, cov_ctx *c, size_t *len)
     while ((rc = sift_covmap_export(c->map, SIFT_DOMAINS_ALL, f->export_buf, f->export_cap, len)) ==
            SIFT_ESPACE) {
         size_t cap = *len > EXPORT_INIT ? *len : EXPORT_INIT;
-        uint8_t *grown = realloc(f->export_buf, cap);
+        uint8_t *grown = grow_to(f->export_buf, &f->export_cap, cap, 1);
         if (!grown) return SIFT_ENOMEM;
         f->export_buf = grown;
-        f->export_cap = cap;
     }
     return rc;
 }

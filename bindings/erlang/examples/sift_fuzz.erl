@@ -62,7 +62,7 @@ fuzz(Target, Seeds, Snap, Peers, Opts) ->
     Old = sift_cov:set_ctx(Ctx),
     try
         Corpus = lists:foldl(fun(S, Acc) ->
-                                     _ = execute(Target, S),
+                                     _ = sift_erl:execute(Target, S),
                                      _ = sift_cov:check_and_advance(Snap, Ctx),
                                      add(S, Acc)
                              end, #{}, Seeds),
@@ -80,7 +80,7 @@ loop(#{iterations := Max}, Corpus, I) when I >= Max ->
 loop(#{target := Target, snap := Snap, ctx := Ctx} = St, Corpus0, I) ->
     Corpus = receive_peers(Corpus0),
     Input = mutate(pick(Corpus), maps:get(max_len, St)),
-    case execute(Target, Input) of
+    case sift_erl:execute(Target, Input) of
         {crash, Error} ->
             {crash, Input, Error, #{execs => I + 1, corpus => map_size(Corpus)}};
         ok ->
@@ -97,13 +97,6 @@ loop(#{target := Target, snap := Snap, ctx := Ctx} = St, Corpus0, I) ->
 receive_peers(Corpus) ->
     receive {sift_input, Input} -> receive_peers(add(Input, Corpus))
     after 0 -> Corpus
-    end.
-
-execute(Target, Input) ->
-    try Target(Input) of
-        _ -> ok
-    catch
-        Class:Reason:Stack -> {crash, {Class, Reason, Stack}}
     end.
 
 add(Input, Corpus) -> Corpus#{map_size(Corpus) => Input}.
@@ -146,7 +139,7 @@ trace(Target, Input, Modules) ->
     Ctx = sift_cov:new(Size),
     Old = sift_cov:set_ctx(Ctx),
     try
-        _ = execute(Target, Input),
+        _ = sift_erl:execute(Target, Input),
         [P || {_Id, _Buckets, Ps} <- sift_cov:covered(sift_cov:take(Ctx), Probes), P <- Ps]
     after
         sift_cov:set_ctx(Old),

@@ -10,7 +10,7 @@
 %% seed, max_len, len_control, value_profile, artifact_prefix, instrument, probes, verbose.
 -module(sift_erl).
 
--export([fuzz/2, reproduce/2, reproduce/3]).
+-export([fuzz/2, reproduce/2, reproduce/3, execute/2]).
 
 -define(PROBES, 65536).
 %% The first input length limit, and the executions without a new input, per bit of the limit,
@@ -401,6 +401,8 @@ peers(#{ref := Ref, fz := Fz, parent := P} = St) ->
     after 0 -> ok
     end.
 
+%% @doc Runs Target on Input once: ok, or the exception it raised as a crash.
+-spec execute(target(), binary()) -> ok | {crash, crash()}.
 execute(Target, Input) ->
     try Target(Input) of
         _ -> ok
