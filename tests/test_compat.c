@@ -151,11 +151,30 @@ static void double_dash_is_ignored_as_libfuzzer_does(void **state)
     assert_non_null(strstr(proc.err, "Done 10 runs"));
 }
 
+/* -exit_on_item=SHA1 ends the run, with exit code 0 and libFuzzer's line, once an input with
+ * that SHA-1 is taken into the corpus (here the seed "1+1"); another checksum changes nothing. */
+static void exit_on_item_stops_at_the_input(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf 1+1 > c/s && ./calc -runs=1000000 "
+                          "-exit_on_item=3f5651c4c9a7b65dc4d6bb11e2d6fee7348979d7 c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: found item with checksum "
+                                     "'3f5651c4c9a7b65dc4d6bb11e2d6fee7348979d7', exiting.\n"));
+    assert_null(strstr(proc.err, "Done "));
+    rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf 1+1 > c/s && ./calc -runs=100 "
+                      "-exit_on_item=0000000000000000000000000000000000000000 c");
+    assert_int_equal(rc, 0);
+    assert_null(strstr(proc.err, "found item"));
+    assert_non_null(strstr(proc.err, "Done 100 runs"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unknown_flags_warn_and_run),
         cmocka_unit_test(double_dash_is_ignored_as_libfuzzer_does),
+        cmocka_unit_test(exit_on_item_stops_at_the_input),
         cmocka_unit_test(cleanse_crash_scrubs_what_the_crash_does_not_need),
         cmocka_unit_test(create_missing_dirs_makes_the_folders),
         cmocka_unit_test(reduce_inputs_and_shrink),

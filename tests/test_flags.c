@@ -73,6 +73,7 @@ static const struct {
     {"artifact_prefix", offsetof(sift_options, artifact_prefix), 1},
     {"exact_artifact_path", offsetof(sift_options, exact_artifact_path), 0},
     {"stats_file", offsetof(sift_options, stats_file), 0},
+    {"exit_on_item", offsetof(sift_options, exit_on_item), 0},
     {"out", offsetof(sift_options, out), 0},
     {"sync_dir", offsetof(sift_options, sync_dir), 0},
     {"name", offsetof(sift_options, name), 0},

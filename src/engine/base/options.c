@@ -121,6 +121,8 @@ static const flag flags[] = {
      "distances), values (function-boundary values).",
      NULL},
     STRING(stats_file, 1, "Write statistics as JSON to this file."),
+    STRING(exit_on_item, 1,
+           "Stop (exit code 0) once an input with this SHA-1 is taken into the corpus."),
     STRING(out, 1,
            "With -workers: also write the corpus, crashes and hangs in AFL++'s layout into this "
            "folder, and resume from it."),

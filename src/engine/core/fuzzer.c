@@ -149,6 +149,11 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, sift_
     free(features->ids);
     if (!e) return NULL;
     if (save && f->out_dir) save_input(f, e);
+    /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
+    if (f->opts->exit_on_item && strcmp(f->opts->exit_on_item, name) == 0) {
+        fprintf(stderr, "INFO: found item with checksum '%s', exiting.\n", name);
+        exit(0);
+    }
     f->stats.new_units++;
     f->stats.last_new_ns = sift_now_ns();
     f->quiet_since_execs = f->stats.execs;
