@@ -57,6 +57,7 @@ void sift_fuzzer_dict_error(const sift_dict *d, const char *err)
 }
 
 static void final_stats(void *fuzzer);
+static void status_line(sift_fuzzer *f, const char *what, const char *extra);
 
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
@@ -164,7 +165,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, sift_
             ops += *c == '-';
         snprintf(extra, sizeof extra, " L: %zu/%zu MS: %d %s", size,
                  sift_corpus_max_size(f->corpus), ops, f->mutator.trace);
-        sift_fuzzer_status(f, how, extra);
+        status_line(f, how, extra);
     }
     return e;
 }
@@ -250,7 +251,8 @@ static void final_stats(void *fuzzer)
     sift_progress_print_final(&p);
 }
 
-void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra)
+/* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
+static void status_line(sift_fuzzer *f, const char *what, const char *extra)
 {
     if (sift_view_active(f->view)) return; /* the live view shows all of it */
     sift_progress p = progress(f, sift_now_ns());
@@ -461,7 +463,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
     if (sift_view_wanted(f->opts)) f->view = sift_view_start();
     bool view = f->view != NULL;
-    sift_fuzzer_status(f, "INITED", NULL);
+    status_line(f, "INITED", NULL);
     if (view) show_view(f, false);
     /* Statistics that cannot be written stop the campaign, as finds that cannot be saved do:
      * written once here, so that a bad -stats_file shows at once, then every second. */
@@ -473,7 +475,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
                       f->opts->reload);
     while (rc == 0 && !out_of_budget(f)) {
         if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
-            sift_fuzzer_status(f, "RELOAD", NULL);
+            status_line(f, "RELOAD", NULL);
         sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
         if (!e) break;
         e->times_chosen++;
@@ -492,7 +494,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         if (f->hooks.tick) f->hooks.tick(f->hooks.ctx, f);
         update_len_limit(f);
         if (f->stats.execs >= next_pulse) {
-            if (next_pulse >= 1024 && f->opts->verbosity) sift_fuzzer_status(f, "pulse", NULL);
+            if (next_pulse >= 1024 && f->opts->verbosity) status_line(f, "pulse", NULL);
             next_pulse *= 2;
         }
         if (view && sift_view_due(f->view, f->exec.end_ns)) show_view(f, false);
@@ -505,7 +507,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         }
     }
     sift_reload_free(&reload);
-    sift_fuzzer_status(f, "DONE", NULL);
+    status_line(f, "DONE", NULL);
     if (view) {
         /* SIGINT's handler wrote its line below the view. */
         if (f->fault.stop_requested) sift_view_detach(f->view);

@@ -22,7 +22,6 @@ typedef struct {
     uint64_t start_ns, last_new_ns;
     uint64_t slowest_ns;
     uint64_t slow_unit_s;     /* the time of the last slow-unit artifact, whole seconds */
-    uint64_t last_line_execs; /* pulse lines at powers of two */
 } sift_stats;
 
 typedef struct sift_fuzzer sift_fuzzer;
@@ -83,8 +82,5 @@ bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
 int sift_fuzzer_run(sift_fuzzer *f) SIFT_FRAME(sift_fuzzer_run);
-
-/* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
-void sift_fuzzer_status(sift_fuzzer *f, const char *what, const char *extra);
 
 #endif
