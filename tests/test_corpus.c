@@ -117,7 +117,13 @@ static void top_rated_prefers_small_and_fast(void **state)
     assert_ptr_equal(sift_corpus_top(c, 2), d);
     assert_ptr_equal(sift_corpus_top(c, 3), e);
     assert_null(sift_corpus_top(c, 4));
-    assert_int_equal(sift_corpus_frequency(c, 1), 3);
+    /* A lost its last top rating to D: evicted at once, before any update, its input and
+     * features released, and no longer counted among the holders of feature 1. */
+    assert_true(a->evicted);
+    assert_null(a->data);
+    assert_int_equal(a->nfeatures, 0);
+    assert_int_equal(sift_corpus_frequency(c, 1), 2);
+    assert_int_equal(sift_corpus_bytes(c), 10 + 100 + 10);
     sift_corpus_update(c);
     assert_true(a->evicted);
     assert_false(b->evicted || d->evicted || e->evicted);
@@ -303,6 +309,12 @@ static void featureless_seeds_until_coverage(void **state)
     sift_corpus_free(c);
 }
 
+static int by_feature(const void *a, const void *b)
+{
+    sift_feature_id x = *(const sift_feature_id *)a, y = *(const sift_feature_id *)b;
+    return (x > y) - (x < y);
+}
+
 /* Many entries with random features, scheduled after every addition at first and then in
  * batches: picks never return an evicted entry, the favored set covers every feature, and top
  * ratings match a brute force. */
@@ -346,8 +358,10 @@ static void many_random_entries(void **state)
         sift_entry *e = sift_corpus_at(c, i);
         favored += e->favored;
         active += !e->evicted;
-        bytes += e->size;
+        bytes += e->evicted ? 0 : e->size;
         assert_true(!e->favored || !e->evicted);
+        /* An evicted entry holds nothing any more. */
+        assert_true(!e->evicted || (!e->data && !e->nfeatures));
         for (size_t j = 0; j < e->nfeatures; j++) {
             sift_entry *top = sift_corpus_top(c, e->features[j]);
             assert_non_null(top);
@@ -363,6 +377,25 @@ static void many_random_entries(void **state)
     assert_int_equal(active, sift_corpus_active(c));
     assert_int_equal(bytes, sift_corpus_bytes(c));
     assert_true(favored < active && active < N);
+    /* Frequencies count the live holders of each feature. */
+    size_t total = 0;
+    for (size_t i = 0; i < N; i++)
+        total += sift_corpus_at(c, i)->nfeatures;
+    sift_feature_id *all = malloc(total * sizeof(*all));
+    assert_non_null(all);
+    total = 0;
+    for (size_t i = 0; i < N; i++) {
+        sift_entry *e = sift_corpus_at(c, i);
+        memcpy(all + total, e->features, e->nfeatures * sizeof(*all));
+        total += e->nfeatures;
+    }
+    qsort(all, total, sizeof(*all), by_feature);
+    for (size_t i = 0, run; i < total; i += run) {
+        for (run = 1; i + run < total && all[i + run] == all[i];)
+            run++;
+        assert_int_equal(sift_corpus_frequency(c, all[i]), run);
+    }
+    free(all);
     /* Every feature has a favored holder, and every favored entry is the only favored holder
      * of one of its features. */
     sift_featmap holders;

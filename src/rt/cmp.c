@@ -73,8 +73,10 @@ SIFT_RT_NOINSTR static inline bool trivial(uint64_t a, uint64_t b, uint64_t mask
 
 /* Consecutive duplicates are dropped so that one comparison in a loop cannot flush the ring.
  * Concurrent threads may race on the position: a lost or torn entry only costs a mutation
- * hint, and the mask keeps every write inside the ring. */
-SIFT_RT_NOINSTR static void push_int(sift_cmp_table *t, uint64_t a, uint64_t b, uint8_t size)
+ * hint, and the mask keeps every write inside the ring. Out of line, so that the hooks that
+ * call it stay small enough to need no stack frame on their way out. */
+SIFT_RT_NOINSTR __attribute__((noinline)) static void push_int(sift_cmp_table *t, uint64_t a,
+                                                               uint64_t b, uint8_t size)
 {
     uint32_t n = t->int_next;
     const sift_cmp_int *last = &t->ints[(n - 1) & (SIFT_CMP_INTS - 1)];
@@ -246,14 +248,12 @@ TRACE_CMP(8, uint64_t)
  * up or down gives features and the ring offers exactly the neighbours to jump to. Switches
  * whose cases, or value, are all below 256 are left out: byte mutations reach those directly,
  * and their distances would only add noise. */
-SIFT_RT_NOINSTR void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
+SIFT_RT_NOINSTR __attribute__((noinline)) static void switch_wide(sift_rt_state *rt, uintptr_t pc,
+                                                                  uint64_t val, uint64_t *cases)
 {
-    sift_rt_state *rt = sift_rt_fast();
     uint64_t n = cases[0];
     const uint64_t *values = cases + 2;
-    if (!rt || n == 0 || val < 256 || values[n - 1] < 256) return;
     uint8_t size = cases[1] <= 16 ? 2 : cases[1] <= 32 ? 4 : 8;
-    uintptr_t pc = CALLER_PC();
     uint64_t i = 0;
     while (i < n && values[i] <= val)
         i++;
@@ -264,6 +264,15 @@ SIFT_RT_NOINSTR void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
     if (!rt->tracing) return;
     if (below) push_int(&rt->cmps, val, values[below - 1], size);
     if (i < n) push_int(&rt->cmps, val, values[i], size);
+}
+
+/* Most switches of a parser are over bytes and leave here, before any stack frame is set up:
+ * the rest is out of line. */
+SIFT_RT_NOINSTR void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases)
+{
+    if (cases[0] == 0 || val < 256 || cases[2 + cases[0] - 1] < 256) return;
+    sift_rt_state *rt = sift_rt_fast();
+    if (rt) switch_wide(rt, CALLER_PC(), val, cases);
 }
 
 /* A divisor is compared with zero: the ring then offers the mutation that divides by zero. */

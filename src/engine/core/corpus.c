@@ -15,6 +15,9 @@
 /* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
  * from the exact weights this often. */
 #define REBUILD_PICKS 65536
+/* An update reads every feature of every entry. It waits until the picks since the last one
+ * number its reads over this: a few hundred nanoseconds of bookkeeping per pick at most. */
+#define UPDATE_READS_PER_PICK 64.0
 
 struct node {
     sift_entry e;
@@ -46,7 +49,8 @@ struct sift_corpus {
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
     size_t namecap;
     size_t nfavored, nactive, bytes, max_size;
-    uint64_t picks; /* since the Fenwick tree was rebuilt */
+    size_t entry_feats; /* features of all entries, with repeats: what an update reads */
+    uint64_t picks;     /* since the Fenwick tree was rebuilt */
     uint64_t picks_since_update;
     size_t fen_n; /* entries in the Fenwick tree: those added later wait for an update */
     bool dirty;   /* entries were added since the last update */
@@ -62,8 +66,10 @@ sift_corpus *sift_corpus_new(void)
 void sift_corpus_free(sift_corpus *c)
 {
     if (!c) return;
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->nodes[i]->e.features); /* the block of its features, indices and input */
         free(c->nodes[i]);
+    }
     free(c->nodes);
     free(c->fen);
     free(c->by_cost);
@@ -159,6 +165,60 @@ static int reserve_feats(sift_corpus *c, size_t extra)
     return 0;
 }
 
+static double fen_prefix(const sift_corpus *c, size_t k)
+{
+    double s = 0;
+    for (; k; k -= k & -k)
+        s += c->fen[k];
+    return s;
+}
+
+static double energy(const struct node *nd);
+/* Sets the weight of entry I from its base and current energy. */
+static void reweigh(sift_corpus *c, size_t i);
+
+/* An entry that lost its last top rating is never picked again: at once, not at the next
+ * update, so that a campaign that keeps finding smaller inputs stops fuzzing the big ones.
+ * Its input and features go too (a campaign evicts most of what it ever added); the features'
+ * frequencies then count live entries only, as libFuzzer's do. */
+static void evict(sift_corpus *c, struct node *nd)
+{
+    if (nd->e.evicted) return;
+    for (size_t j = 0; j < nd->e.nfeatures; j++) {
+        struct feat *f = &c->feats[nd->fids[j]];
+        /* The other holder left is the top-rated one: an evicted entry is top for nothing. */
+        if (--f->freq == 1) c->nodes[f->top]->alone++;
+    }
+    c->entry_feats -= nd->e.nfeatures;
+    c->bytes -= nd->e.size;
+    free(nd->e.features);
+    nd->e.features = NULL;
+    nd->e.nfeatures = 0;
+    nd->fids = NULL;
+    nd->e.data = NULL;
+    nd->e.evicted = true;
+    c->nfavored -= nd->e.favored;
+    nd->e.favored = false;
+    if (nd->base > 0) c->nactive--;
+    nd->base = 0;
+    if (nd->idx < c->fen_n) reweigh(c, nd->idx);
+}
+
+/* Schedules the new last entry before the next update: weighted as an update would weigh it,
+ * by the current frequencies of its features, favored when one of them is its alone. */
+static void fen_append(sift_corpus *c, struct node *nd)
+{
+    if (c->fen_n + 1 != c->n) return; /* the tree waits for an update anyway */
+    double share = c->nfeats ? 0 : 1;
+    for (size_t j = 0; j < nd->e.nfeatures; j++)
+        share += 1.0 / c->feats[nd->fids[j]].freq;
+    nd->base = share * (nd->alone ? FAVORED_BOOST : 1.0);
+    nd->e.weight = nd->base * energy(nd);
+    size_t i = ++c->fen_n;
+    c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
+    c->nactive += nd->base > 0;
+}
+
 static int by_id(const void *a, const void *b)
 {
     sift_feature_id x = *(const sift_feature_id *)a, y = *(const sift_feature_id *)b;
@@ -177,10 +237,15 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
         sift_featmap_reserve(&c->fmap, nfeatures))
         return NULL;
-    /* One block: the node, then its features, their dense indices and the input. */
-    struct node *nd = malloc(sizeof(*nd) + nfeatures * per_feature + (data ? size : 0));
-    if (!nd) return NULL;
-    sift_feature_id *feats = (sift_feature_id *)(nd + 1);
+    /* The node, then one block of its features, their dense indices and the input, which goes
+     * when the entry is evicted. */
+    struct node *nd = malloc(sizeof(*nd));
+    sift_feature_id *feats = malloc(nfeatures * per_feature + (data ? size : 0) + 1);
+    if (!nd || !feats) {
+        free(nd);
+        free(feats);
+        return NULL;
+    }
     uint32_t *fids = (uint32_t *)(feats + nfeatures);
     uint8_t *copy = (uint8_t *)(fids + nfeatures);
     size_t k = 0;
@@ -204,6 +269,9 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: checked above */
 
     unsigned __int128 mine = cost(&nd->e);
+    /* In place before its features are rated: an entry it evicts may share one whose top it
+     * already is. */
+    c->nodes[c->n] = nd;
     for (size_t j = 0; j < k; j++) {
         uint32_t *slot = sift_featmap_slot(&c->fmap, feats[j]);
         if (*slot == NONE) {
@@ -217,9 +285,11 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         nd->alone += f->freq == 0;
         f->freq++;
         if (f->top == NONE || mine < cost(&c->nodes[f->top]->e)) {
-            if (f->top != NONE) c->nodes[f->top]->owned--;
+            uint32_t was = f->top;
+            /* The new top first: the eviction of the old one counts the feature's holders. */
             f->top = nd->idx;
             nd->owned++;
+            if (was != NONE && --c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
         }
     }
     /* After every entry of the same cost or less: ties rank by index. */
@@ -233,11 +303,13 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     }
     memmove(c->by_cost + lo + 1, c->by_cost + lo, (c->n - lo) * sizeof(*c->by_cost));
     c->by_cost[lo] = nd->idx;
-    c->nodes[c->n++] = nd;
+    c->n++;
     c->names[name_slot(c, name)] = nd->idx;
     c->bytes += size;
+    c->entry_feats += k;
     if (size > c->max_size) c->max_size = size;
     c->dirty = true;
+    fen_append(c, nd);
     return &nd->e;
 }
 
@@ -265,10 +337,7 @@ static void fen_rebuild(sift_corpus *c)
 
 static double fen_total(const sift_corpus *c)
 {
-    double s = 0;
-    for (size_t i = c->fen_n; i; i -= i & -i)
-        s += c->fen[i];
-    return s;
+    return fen_prefix(c, c->fen_n);
 }
 
 /* The entry whose span of the cumulative weights holds R. */
@@ -286,7 +355,6 @@ static size_t fen_find(const sift_corpus *c, double r)
     return pos;
 }
 
-/* Sets the weight of entry I from its base and current energy. */
 static void reweigh(sift_corpus *c, size_t i)
 {
     sift_entry *e = &c->nodes[i]->e;
@@ -329,16 +397,16 @@ static void choose_favored(sift_corpus *c)
 void sift_corpus_update(sift_corpus *c)
 {
     if (!c || !c->dirty) return;
-    for (size_t f = 0; f < c->nfeats; f++) {
-        c->cover[f] = 0;
-        c->inv[f] = 1.0 / c->feats[f].freq;
-    }
     /* Nobody loses a top rating back to an older entry, so eviction is for good. A corpus
      * without any feature evicts nothing, so that featureless seeds still get fuzzed. */
     for (size_t i = 0; i < c->n; i++) {
         struct node *nd = c->nodes[i];
         nd->e.favored = false;
-        if (c->nfeats && !nd->owned) nd->e.evicted = true;
+        if (c->nfeats && !nd->owned) evict(c, nd);
+    }
+    for (size_t f = 0; f < c->nfeats; f++) {
+        c->cover[f] = 0;
+        c->inv[f] = 1.0 / c->feats[f].freq;
     }
     choose_favored(c);
     c->nfavored = c->nactive = 0;
@@ -372,9 +440,11 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
 {
     if (!c || !rng) return NULL;
     /* An update reads every feature of every entry: when inputs pour in, one per pick would
-     * turn fuzzing into bookkeeping. Amortised over picks in proportion to the corpus, it
-     * costs a small fixed share; new entries wait unweighted until then. */
-    if (c->dirty && (c->picks_since_update >= c->n / 4 || !c->nactive)) sift_corpus_update(c);
+     * turn fuzzing into bookkeeping. Amortised over the picks, it costs a small fixed share;
+     * new entries are picked meanwhile with the weight they were added with. */
+    double reads = (double)(c->n + c->entry_feats);
+    if (c->dirty && ((double)c->picks_since_update * UPDATE_READS_PER_PICK >= reads || !c->nactive))
+        sift_corpus_update(c);
     if (!c->nactive) return NULL;
     c->picks_since_update++;
     if (c->picks >= REBUILD_PICKS) fen_rebuild(c);

@@ -40,8 +40,9 @@ void sift_corpus_free(sift_corpus *c);
  * NULL the entry holds no input (its SIZE still rates it): for a corpus whose inputs are kept
  * elsewhere, which must then never pick it for mutation. NAME is the hex SHA-1. Returns the new
  * entry, or NULL when out of memory, when NAME is NULL or longer than 40 characters, or when an
- * entry with the same NAME exists. The entry is scheduled from the next update (sift_corpus_pick
- * runs one itself when entries were added). Entry pointers stay valid until sift_corpus_free. */
+ * entry with the same NAME exists. The entry can be picked at once; entries it leaves without a
+ * top rating are evicted at once (their input and features freed). Entry pointers stay valid
+ * until sift_corpus_free. */
 sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
                             const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
                             const char *name, uint64_t now_execs);
@@ -55,15 +56,16 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng);
  * having found nothing (see docs/scheduling.md). */
 void sift_corpus_found(sift_corpus *c, sift_entry *parent);
 
-/* Recomputes favored entries, evictions and weights; O(features of all entries), cheap enough
- * to call after every addition. Does nothing when no entry was added since the last one. */
+/* Recomputes favored entries, evictions and weights; O(features of all entries). Picks run it
+ * when their number pays for it (docs/scheduling.md). Does nothing when no entry was added
+ * since the last one. */
 void sift_corpus_update(sift_corpus *c);
 
 size_t sift_corpus_count(const sift_corpus *c);
-/* Favored and non-evicted entries as of the last update. */
+/* Favored entries as of the last update, and entries that can be picked. */
 size_t sift_corpus_favored(const sift_corpus *c);
 size_t sift_corpus_active(const sift_corpus *c);
-/* Input bytes held, evicted entries included. */
+/* Input bytes held: evicted entries hold none. */
 size_t sift_corpus_bytes(const sift_corpus *c);
 /* Size of the largest entry ever added (entries are never removed, only evicted). */
 size_t sift_corpus_max_size(const sift_corpus *c);

@@ -39,7 +39,9 @@ void sift_exec_free(sift_fuzzer *f)
 {
     free(f->exec.export_buf);
     free(f->exec.run_copy);
+    free(f->exec.features.ids);
     f->exec.export_buf = f->exec.run_copy = NULL;
+    f->exec.features = (sift_features){0};
 }
 
 void sift_exec_arm_values(sift_fuzzer *f)
@@ -138,15 +140,19 @@ static void reset_unjudged(sift_fuzzer *f)
     if (others) sift_covmap_reset(f->exec.rt->map, others);
 }
 
+/* A module loaded since the snapshot was made has more counters than it has room for. */
+static void check_shape(int rc)
+{
+    if (rc != SIFT_ESHAPE) return;
+    fprintf(stderr, "sift: loaded modules outgrew the coverage snapshot\n");
+    exit(1);
+}
+
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     run_target(f, data, size, true);
     sift_novelty novelty = SIFT_NOTHING;
-    if (sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL) ==
-        SIFT_ESHAPE) {
-        fprintf(stderr, "sift: loaded modules outgrew the coverage snapshot\n");
-        exit(1);
-    }
+    check_shape(sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL));
     reset_unjudged(f);
     return novelty;
 }
@@ -164,10 +170,12 @@ static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buc
     l->ids[l->n++] = sift_feature(domain, index, (unsigned)__builtin_ctz(buckets));
 }
 
-uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun,
-                            sift_features *out)
+/* Takes the counters of the execution that just ended into an export, and F's exec.features
+ * the features listed there. Returns the export's length, 0 when it could not be made (the
+ * counters are reset then, and the execution's coverage is lost). */
+static size_t take_features(sift_fuzzer *f)
 {
-    uint64_t ns = run_target(f, data, size, !rerun);
+    f->exec.features.n = 0;
     size_t len = 0;
     int rc;
     while ((rc = sift_covmap_export(f->exec.rt->map, f->mask, f->exec.export_buf,
@@ -175,12 +183,30 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
         uint8_t *grown = realloc(f->exec.export_buf, len);
         if (!grown) {
             sift_covmap_reset(f->exec.rt->map, SIFT_DOMAINS_ALL);
-            return ns;
+            return 0;
         }
         f->exec.export_buf = grown;
         f->exec.export_cap = len;
     }
     reset_unjudged(f);
-    if (rc == SIFT_OK) sift_export_foreach(f->exec.export_buf, len, add_feature, out);
+    if (rc != SIFT_OK) return 0;
+    sift_export_foreach(f->exec.export_buf, len, add_feature, &f->exec.features);
+    return len;
+}
+
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun)
+{
+    uint64_t ns = run_target(f, data, size, !rerun);
+    take_features(f);
     return ns;
+}
+
+sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
+                                      uint64_t *ns)
+{
+    *ns = run_target(f, data, size, true);
+    size_t len = take_features(f);
+    sift_novelty novelty = SIFT_NOTHING;
+    if (len) check_shape(sift_snapshot_import(f->snap, f->exec.export_buf, len, &novelty));
+    return novelty;
 }

@@ -16,6 +16,12 @@
 
 typedef struct sift_fuzzer sift_fuzzer;
 
+/* The features one execution owns, grown as they are read. */
+typedef struct {
+    sift_feature_id *ids;
+    size_t n, cap;
+} sift_features;
+
 /* What the executor owns inside a fuzzer. */
 typedef struct {
     sift_rt_state *rt;
@@ -24,15 +30,10 @@ typedef struct {
     size_t run_cap;
     uint8_t *export_buf; /* scratch for feature exports */
     size_t export_cap;
-    uint64_t end_ns;  /* when the last execution returned (0 before the first) */
-    uint64_t last_ns; /* how long it ran */
+    sift_features features; /* the last execution's, when they were asked for */
+    uint64_t end_ns;        /* when the last execution returned (0 before the first) */
+    uint64_t last_ns;       /* how long it ran */
 } sift_exec;
-
-/* The features one execution owns, grown as they are read. */
-typedef struct {
-    sift_feature_id *ids;
-    size_t n, cap;
-} sift_features;
 
 /* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for
  * modules loaded later. Processes that share a snapshot must agree on it. */
@@ -59,11 +60,17 @@ sift_cmp_table *sift_exec_cmps(sift_fuzzer *f);
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
     SIFT_FRAME(sift_fuzzer_execute);
 
-/* Runs DATA to learn every feature it owns into OUT (the novelty pass only says whether any is
- * new); run again after sift_fuzzer_execute (RERUN), it also filters out coverage that only
- * happened once, and counts as no other input in -runs and exec/s, as libFuzzer counts one
- * execution per input. Returns the execution's nanoseconds. */
-uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun,
-                            sift_features *out) SIFT_FRAME(sift_exec_features);
+/* Runs DATA to learn every feature it owns into F's exec.features (the novelty pass only says
+ * whether any is new); run again after sift_fuzzer_execute (RERUN), it also filters out coverage
+ * that only happened once, and counts as no other input in -runs and exec/s, as libFuzzer counts
+ * one execution per input. Returns the execution's nanoseconds. */
+uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun)
+    SIFT_FRAME(sift_exec_features);
+
+/* Executes DATA once, contained, and both returns what it added to the global coverage and
+ * lists every feature it owns into F's exec.features, with its nanoseconds in *NS: one execution
+ * where sift_fuzzer_execute and sift_exec_features take two, for a bit more work after it. */
+sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
+                                      uint64_t *ns) SIFT_FRAME(sift_exec_judge_features);
 
 #endif

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -138,16 +137,16 @@ static uint64_t whole_ms(uint64_t ns)
     return ns / SIFT_MS_NS * SIFT_MS_NS;
 }
 
-/* Takes DATA into the corpus with its FEATURES (consumed), saves it and reports it under HOW.
- * NULL when an identical input is there already. */
-static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, sift_features *features,
-                         uint64_t ns, bool save, const char *how)
+/* Takes DATA into the corpus with the features of its last execution, saves it and reports it
+ * under HOW. NULL when an identical input is there already. */
+static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint64_t ns, bool save,
+                         const char *how)
 {
     char name[41];
     sift_sha1_hex(data, size, name);
+    const sift_features *features = &f->exec.features;
     sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n, whole_ms(ns),
                                     name, f->stats.execs);
-    free(features->ids);
     if (!e) return NULL;
     if (save && f->out_dir) save_input(f, e);
     /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
@@ -182,30 +181,36 @@ static void report_slow_unit(sift_fuzzer *f, const uint8_t *data, size_t size)
                         size, NULL, 0);
 }
 
+/* DATA added coverage: checked for leaks when that is asked for, then admitted. */
+static bool take_new(sift_fuzzer *f, const uint8_t *data, size_t size, uint64_t ns, bool save,
+                     const char *how)
+{
+    if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
+    return admit(f, data, size, ns, save, how) != NULL;
+}
+
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
 {
     sift_novelty novelty = sift_fuzzer_execute(f, data, size);
     report_slow_unit(f, data, size);
     if (novelty == SIFT_NOTHING) return false;
-    sift_features features = {0};
-    uint64_t ns = sift_exec_features(f, data, size, true, &features);
-    if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
-    return admit(f, data, size, &features, ns, save, how) != NULL;
+    uint64_t ns = sift_exec_features(f, data, size, true);
+    return take_new(f, data, size, ns, save, how);
 }
 
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
+bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    sift_features features = {0};
-    uint64_t ns = sift_exec_features(f, data, size, false, &features);
+    uint64_t ns;
+    sift_novelty novelty = sift_exec_judge_features(f, data, size, &ns);
+    report_slow_unit(f, data, size);
+    if (novelty != SIFT_NOTHING) return take_new(f, data, size, ns, true, "NEW");
     sift_entry *tops[16];
     size_t ntops = sizeof tops / sizeof(sift_entry *);
-    if (!sift_corpus_outranks(f->corpus, features.ids, features.n, size, whole_ms(ns), tops,
-                              &ntops)) {
-        free(features.ids);
+    const sift_features *features = &f->exec.features;
+    if (!sift_corpus_outranks(f->corpus, features->ids, features->n, size, whole_ms(ns), tops,
+                              &ntops) ||
+        !admit(f, data, size, ns, true, "REDUCE"))
         return false;
-    }
-    if (!admit(f, data, size, &features, ns, true, "REDUCE")) return false;
-    sift_corpus_update(f->corpus); /* settles which outranked entries lost every feature */
     /* An entry left without any top rating is evicted: its file in the output corpus goes too,
      * as libFuzzer's does. */
     for (size_t i = 0; i < ntops && f->out_dir; i++) {
@@ -227,7 +232,7 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         /* Over whole seconds, as libFuzzer counts: 0 in the first second. */
         .exec_per_sec = sift_progress_rate(f->stats.execs, (now - f->stats.start_ns) /
                                                                SIFT_SECOND_NS * SIFT_SECOND_NS),
-        .corpus = sift_corpus_count(f->corpus),
+        .corpus = sift_corpus_active(f->corpus),
         .favored = sift_corpus_favored(f->corpus),
         .corpus_bytes = sift_corpus_bytes(f->corpus),
         .len_limit = f->opts->len_control ? f->len_limit : 0,
@@ -379,11 +384,14 @@ static void update_len_limit(sift_fuzzer *f)
         return;
     }
     if (f->len_limit >= f->max_len) return;
-    /* Counted in executions, not seconds, so that a seeded campaign replays exactly. */
+    /* Counted in executions, not seconds, so that a seeded campaign replays exactly. The limit
+     * grows by its own log2 once the corpus has not grown for len_control * log2 executions,
+     * as libFuzzer's does: a faster growth fills the corpus with long inputs that find little
+     * more than short ones do and cost more to run, on every later pick. */
     uint64_t quiet = f->stats.execs - f->quiet_since_execs;
-    double patience = (double)f->opts->len_control * log((double)f->len_limit + 1.0);
-    if (quiet > (uint64_t)patience) {
-        size_t grown = f->len_limit + f->len_limit / 8 + 1;
+    size_t log2 = (size_t)(63 - __builtin_clzll((unsigned long long)f->len_limit | 1));
+    if (quiet > (uint64_t)f->opts->len_control * log2) {
+        size_t grown = f->len_limit + (log2 ? log2 : 1);
         f->len_limit = grown < f->max_len ? grown : f->max_len;
         f->quiet_since_execs = f->stats.execs;
     }
@@ -481,12 +489,11 @@ int sift_fuzzer_run(sift_fuzzer *f)
         e->times_chosen++;
         f->mutator.trace[0] = 0;
         size_t size = mutate_one(f, e);
-        bool found = sift_fuzzer_try(f, f->buf, size, true, "NEW");
-        /* One shrinking mutant in 16 is checked for a REDUCE: each check costs a run, so not
-         * the run past -runs. */
-        if (!found && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size &&
-            e->nfeatures && sift_rng_below(&f->rng, 16) == 0 && !out_of_budget(f))
-            found = sift_fuzzer_try_reduce(f, f->buf, size);
+        /* A mutant smaller than its parent may do what a bigger entry does (REDUCE): one run
+         * tells both that and whether it found something new. */
+        bool reduce = (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
+        bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
+                            : sift_fuzzer_try(f, f->buf, size, true, "NEW");
         if (found) {
             sift_corpus_found(f->corpus, e);
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);

@@ -21,7 +21,7 @@ typedef struct {
     uint64_t new_units;
     uint64_t start_ns, last_new_ns;
     uint64_t slowest_ns;
-    uint64_t slow_unit_s;     /* the time of the last slow-unit artifact, whole seconds */
+    uint64_t slow_unit_s; /* the time of the last slow-unit artifact, whole seconds */
 } sift_stats;
 
 typedef struct sift_fuzzer sift_fuzzer;
@@ -72,12 +72,13 @@ void sift_fuzzer_free(sift_fuzzer *f);
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
     SIFT_FRAME(sift_fuzzer_try);
 
-/* Takes DATA, a mutant that found nothing new, into the corpus when it is the cheapest input
- * (size, then time) having at least one of its features, as libFuzzer keeps the smallest input
- * per feature (REDUCE); entries left without any such feature are evicted and their files
- * removed. Costs one execution; returns whether it took DATA. */
-bool sift_fuzzer_try_reduce(sift_fuzzer *f, const uint8_t *data, size_t size)
-    SIFT_FRAME(sift_fuzzer_try_reduce);
+/* Executes DATA, a mutant smaller than its parent, once: takes it into the corpus when it
+ * adds coverage (as sift_fuzzer_try, saved), or else when it is the cheapest input (size, then
+ * time) having one of its features, as libFuzzer keeps the smallest input per feature (REDUCE);
+ * entries left without any such feature are evicted and their files removed. Returns whether it
+ * took DATA. */
+bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_try_smaller);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
