@@ -181,6 +181,67 @@ static void export_import_round_trip(void **state)
     sift_snapshot_free(other);
 }
 
+typedef struct {
+    size_t n;
+    size_t index[8];
+    uint8_t buckets[8];
+    sift_domain domain[8];
+} listed;
+
+static void list_entry(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
+{
+    listed *l = ctx;
+    assert_true(l->n < 8);
+    l->domain[l->n] = domain;
+    l->index[l->n] = index;
+    l->buckets[l->n++] = buckets;
+}
+
+/* The one-pass list judges as check_and_advance does and lists what an export would hold. */
+static void check_and_list_matches_export(void **state)
+{
+    fixture *f = *state;
+    f->compiled[3] = 1;
+    f->compiled[700] = 40;
+    sift_hit(&f->cmp, 9);
+    sift_hit(&f->cmp, 9);
+    listed from_export = {0}, from_pass = {0};
+    uint8_t buf[256];
+    size_t len;
+    assert_int_equal(sift_covmap_export(f->map, SIFT_DOMAINS_ALL, buf, sizeof buf, &len), SIFT_OK);
+    assert_int_equal(sift_export_foreach(buf, len, list_entry, &from_export), SIFT_OK);
+    f->compiled[3] = 1;
+    f->compiled[700] = 40;
+    sift_hit(&f->cmp, 9);
+    sift_hit(&f->cmp, 9);
+    sift_novelty n = SIFT_NOTHING;
+    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
+                                                  list_entry, &from_pass),
+                     SIFT_OK);
+    assert_int_equal(n, SIFT_NEW_EDGE);
+    assert_int_equal(from_pass.n, 3);
+    assert_memory_equal(&from_pass, &from_export, sizeof from_pass);
+    /* Folded in and reset: the same execution again is nothing new, and still listed. */
+    assert_int_equal(query(f), SIFT_NOTHING);
+    f->compiled[700] = 40;
+    from_pass.n = 0;
+    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
+                                                  list_entry, &from_pass),
+                     SIFT_OK);
+    assert_int_equal(n, SIFT_NOTHING);
+    assert_int_equal(from_pass.n, 1);
+    assert_int_equal(from_pass.index[0], 700);
+    /* A higher bucket of a known counter is a new count. */
+    f->compiled[700] = 200;
+    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
+                                                  list_entry, &from_pass),
+                     SIFT_OK);
+    assert_int_equal(n, SIFT_NEW_COUNT);
+    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, NULL,
+                                                  NULL),
+                     SIFT_EINVAL);
+}
+
 static void shapes_must_match(void **state)
 {
     fixture *f = *state;
@@ -326,6 +387,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(mask_selects_domains, setup, teardown),
         cmocka_unit_test(every_position_of_a_long_map),
         cmocka_unit_test_setup_teardown(export_import_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_and_list_matches_export, setup, teardown),
         cmocka_unit_test_setup_teardown(shapes_must_match, setup, teardown),
         cmocka_unit_test_setup_teardown(shared_memory_claims_once, setup, teardown),
         cmocka_unit_test(function_index_judges_like_a_full_scan),

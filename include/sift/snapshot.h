@@ -42,6 +42,14 @@ int sift_snapshot_has_new(const sift_snapshot *snap, const sift_covmap *map, uns
 int sift_snapshot_check_and_advance(sift_snapshot *snap, sift_covmap *map, unsigned mask,
                                     sift_novelty *novelty, size_t *new_features);
 
+/* sift_snapshot_check_and_advance that also calls FN for every counter that ran, with its
+ * bucket bits, in index order per domain: the execution's whole feature list from the same pass,
+ * where an export and an import would take three. Slower than the plain check (every counter
+ * that ran is visited, not only the lines with something new): for the executions whose
+ * features are wanted. */
+int sift_snapshot_check_and_list(sift_snapshot *snap, sift_covmap *map, unsigned mask,
+                                 sift_novelty *novelty, sift_export_fn fn, void *ctx);
+
 /* Folds another party's export (sift_covmap_export) into SNAP, saying what it added. */
 int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len,
                          sift_novelty *novelty);

@@ -170,10 +170,10 @@ static void add_feature(void *ctx, sift_domain domain, size_t index, uint8_t buc
     l->ids[l->n++] = sift_feature(domain, index, (unsigned)__builtin_ctz(buckets));
 }
 
-/* Takes the counters of the execution that just ended into an export, and F's exec.features
- * the features listed there. Returns the export's length, 0 when it could not be made (the
- * counters are reset then, and the execution's coverage is lost). */
-static size_t take_features(sift_fuzzer *f)
+/* Takes the counters of the execution that just ended into F's exec.features (through an
+ * export: the snapshot is left as it is). When out of memory the counters are reset and the
+ * execution's features are lost. */
+static void take_features(sift_fuzzer *f)
 {
     f->exec.features.n = 0;
     size_t len = 0;
@@ -183,15 +183,13 @@ static size_t take_features(sift_fuzzer *f)
         uint8_t *grown = realloc(f->exec.export_buf, len);
         if (!grown) {
             sift_covmap_reset(f->exec.rt->map, SIFT_DOMAINS_ALL);
-            return 0;
+            return;
         }
         f->exec.export_buf = grown;
         f->exec.export_cap = len;
     }
     reset_unjudged(f);
-    if (rc != SIFT_OK) return 0;
-    sift_export_foreach(f->exec.export_buf, len, add_feature, &f->exec.features);
-    return len;
+    if (rc == SIFT_OK) sift_export_foreach(f->exec.export_buf, len, add_feature, &f->exec.features);
 }
 
 uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun)
@@ -205,8 +203,10 @@ sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_
                                       uint64_t *ns)
 {
     *ns = run_target(f, data, size, true);
-    size_t len = take_features(f);
+    f->exec.features.n = 0;
     sift_novelty novelty = SIFT_NOTHING;
-    if (len) check_shape(sift_snapshot_import(f->snap, f->exec.export_buf, len, &novelty));
+    check_shape(sift_snapshot_check_and_list(f->snap, f->exec.rt->map, f->mask, &novelty,
+                                             add_feature, &f->exec.features));
+    reset_unjudged(f);
     return novelty;
 }

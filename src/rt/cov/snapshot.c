@@ -199,6 +199,44 @@ int sift_snapshot_check_and_advance(sift_snapshot *snap, sift_covmap *map, unsig
 }
 
 typedef struct {
+    pass_ctx pass;
+    sift_domain domain;
+    sift_export_fn fn;
+    void *ctx;
+} list_ctx;
+
+static bool list_line(void *ctx, uint8_t *counters, size_t len, size_t first)
+{
+    list_ctx *l = ctx;
+    for (size_t i = 0; i < len; i++) {
+        if (!counters[i]) continue;
+        uint8_t b = sift_bucket_table[counters[i]];
+        judge(&l->pass, first + i, b);
+        l->fn(l->ctx, l->domain, first + i, b);
+    }
+    memset(counters, 0, len);
+    return true;
+}
+
+int sift_snapshot_check_and_list(sift_snapshot *snap, sift_covmap *map, unsigned mask,
+                                 sift_novelty *novelty, sift_export_fn fn, void *ctx)
+{
+    if (!fn) return SIFT_EINVAL;
+    int rc = check_shape(snap, map, mask);
+    if (rc != SIFT_OK) return rc;
+    list_ctx l = {.pass = {.shared = snap->shared, .advance = true}, .fn = fn, .ctx = ctx};
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
+        if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
+        l.pass.seen = snap->seen[d];
+        l.domain = (sift_domain)d;
+        count_into(&l.pass, snap, d);
+        sift_scan_domain(&map->domains[d], list_line, &l, true);
+    }
+    if (novelty) *novelty = l.pass.novelty;
+    return SIFT_OK;
+}
+
+typedef struct {
     sift_snapshot *snap;
     pass_ctx pass;
 } import_ctx;
