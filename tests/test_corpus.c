@@ -8,6 +8,7 @@
 #include "engine/core/corpus.h"
 #include "engine/base/featmap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,21 +236,35 @@ static size_t count_picks(sift_corpus *c, sift_rng *rng, const sift_entry *e, in
 static void rare_features_are_picked_more(void **state)
 {
     (void)state;
-    /* Both entries are favored, both share their features with the evicted big one, and only
-     * A has a feature nobody else has. */
+    /* All three are favored, each for a feature of its own; A and B have as many features,
+     * but one of B's is also E's. */
     sift_corpus *c = sift_corpus_new();
-    add(c, "big", 100, 100, 1, 2, 3, 4, 5, 6);
-    sift_entry *b = add(c, "b", 5, 100, 1, 2, 3);
-    sift_entry *a = add(c, "a", 5, 100, 4, 5, 6, 100);
+    sift_entry *e = add(c, "e", 100, 100, 3, 9);
+    sift_entry *b = add(c, "b", 5, 100, 3, 4);
+    sift_entry *a = add(c, "a", 5, 100, 1, 2);
     sift_corpus_update(c);
-    assert_true(a->favored && b->favored);
-    assert_int_equal(sift_corpus_active(c), 2);
+    assert_true(a->favored && b->favored && e->favored);
+    assert_int_equal(sift_corpus_active(c), 3);
     sift_rng rng;
     sift_rng_seed(&rng, 7);
-    size_t na = count_picks(c, &rng, a, 2000), nb = b->times_chosen;
-    assert_int_equal(na + nb, 2000);
-    /* Shares 2.5 against 1.5. */
-    assert_true(na * 10 > nb * 13);
+    size_t na = count_picks(c, &rng, a, 3000), nb = b->times_chosen;
+    assert_int_equal(na + nb + e->times_chosen, 3000);
+    /* Shares 2 against 1.5 (over the same square root of two features). */
+    assert_true(na * 10 > nb * 12);
+    sift_corpus_free(c);
+}
+
+/* An entry with four times the features (all its own) weighs twice as much, not four times:
+ * the deep inputs that hold most features are also the slowest to run. */
+static void features_weigh_by_their_square_root(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *one = add(c, "one", 5, 100, 1);
+    sift_entry *four = add(c, "four", 5, 100, 2, 3, 4, 5);
+    sift_corpus_update(c);
+    assert_true(one->favored && four->favored);
+    assert_true(fabs(four->weight / one->weight - 2.0) < 1e-9);
     sift_corpus_free(c);
 }
 
@@ -430,6 +445,7 @@ int main(void)
         cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(favored_set_is_minimal_and_covers),
         cmocka_unit_test(rare_features_are_picked_more),
+        cmocka_unit_test(features_weigh_by_their_square_root),
         cmocka_unit_test(new_entries_get_energy_that_fades),
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),

@@ -2,6 +2,7 @@
 #include "engine/core/corpus.h"
 #include "engine/base/featmap.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +213,7 @@ static void fen_append(sift_corpus *c, struct node *nd)
     double share = c->nfeats ? 0 : 1;
     for (size_t j = 0; j < nd->e.nfeatures; j++)
         share += 1.0 / c->feats[nd->fids[j]].freq;
+    if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
     nd->base = share * (nd->alone ? FAVORED_BOOST : 1.0);
     nd->e.weight = nd->base * energy(nd);
     size_t i = ++c->fen_n;
@@ -425,6 +427,7 @@ void sift_corpus_update(sift_corpus *c)
             for (; j < n; j++)
                 part[0] += c->inv[nd->fids[j]];
             share += (part[0] + part[1]) + (part[2] + part[3]);
+            if (n) share /= sqrt((double)n);
             nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0);
             c->nactive++;
             c->nfavored += nd->e.favored;
