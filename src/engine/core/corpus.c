@@ -18,7 +18,7 @@
 #define REBUILD_PICKS 65536
 /* An update reads every feature of every entry. It waits until the picks since the last one
  * number its reads over this: a few hundred nanoseconds of bookkeeping per pick at most. */
-#define UPDATE_READS_PER_PICK 64.0
+#define UPDATE_READS_PER_PICK 16.0
 
 struct node {
     sift_entry e;
@@ -53,7 +53,8 @@ struct sift_corpus {
     size_t entry_feats; /* features of all entries, with repeats: what an update reads */
     uint64_t picks;     /* since the Fenwick tree was rebuilt */
     uint64_t picks_since_update;
-    size_t fen_n; /* entries in the Fenwick tree: those added later wait for an update */
+    size_t fen_n;   /* entries in the Fenwick tree: those added later wait for an update */
+    double fen_sum; /* the total weight in it, kept as weights change */
     bool dirty;   /* entries were added since the last update */
 };
 
@@ -218,6 +219,7 @@ static void fen_append(sift_corpus *c, struct node *nd)
     nd->e.weight = nd->base * energy(nd);
     size_t i = ++c->fen_n;
     c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
+    c->fen_sum += nd->e.weight;
     c->nactive += nd->base > 0;
 }
 
@@ -334,12 +336,8 @@ static void fen_rebuild(sift_corpus *c)
         size_t j = i + (i & -i);
         if (j <= c->fen_n) t[j] += t[i];
     }
+    c->fen_sum = fen_prefix(c, c->fen_n);
     c->picks = 0;
-}
-
-static double fen_total(const sift_corpus *c)
-{
-    return fen_prefix(c, c->fen_n);
 }
 
 /* The entry whose span of the cumulative weights holds R. */
@@ -363,6 +361,7 @@ static void reweigh(sift_corpus *c, size_t i)
     double w = c->nodes[i]->base * energy(c->nodes[i]);
     double delta = w - e->weight;
     e->weight = w;
+    c->fen_sum += delta;
     for (size_t j = i + 1; j <= c->fen_n; j += j & -j)
         c->fen[j] += delta;
 }
@@ -451,7 +450,7 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
     if (!c->nactive) return NULL;
     c->picks_since_update++;
     if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
-    double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * fen_total(c);
+    double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * c->fen_sum;
     size_t i = fen_find(c, r);
     /* Rounding can land past the end or on a weightless entry at a span's edge: take the
      * nearest weighted entry, which exists because every active entry weighs more than 0. */
