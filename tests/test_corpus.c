@@ -268,6 +268,24 @@ static void features_weigh_by_their_square_root(void **state)
     sift_corpus_free(c);
 }
 
+/* Slow entries are picked less, in proportion to the corpus's mean time over theirs, as AFL
+ * weighs its queue: here 3 (the most a fast entry gets) against 67.7 / 201. */
+static void slow_entries_are_picked_less(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *fast = add(c, "fast", 5, 300000, 1);
+    sift_entry *slow = add(c, "slow", 5, 200 * 1000000ull, 2);
+    add(c, "other", 5, 0, 3);
+    sift_corpus_update(c);
+    assert_true(fabs(fast->weight / slow->weight - 3.0 / (203.0 / 3 / 201)) < 1e-6);
+    sift_rng rng;
+    sift_rng_seed(&rng, 5);
+    size_t nfast = count_picks(c, &rng, fast, 3000);
+    assert_true(nfast > 5 * slow->times_chosen);
+    sift_corpus_free(c);
+}
+
 static void new_entries_get_energy_that_fades(void **state)
 {
     (void)state;
@@ -446,6 +464,7 @@ int main(void)
         cmocka_unit_test(favored_set_is_minimal_and_covers),
         cmocka_unit_test(rare_features_are_picked_more),
         cmocka_unit_test(features_weigh_by_their_square_root),
+        cmocka_unit_test(slow_entries_are_picked_less),
         cmocka_unit_test(new_entries_get_energy_that_fades),
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),

@@ -19,6 +19,10 @@
 /* An update reads every feature of every entry. It waits until the picks since the last one
  * number its reads over this: a few hundred nanoseconds of bookkeeping per pick at most. */
 #define UPDATE_READS_PER_PICK 16.0
+/* Speed: an entry's weight is scaled by the corpus's mean execution time over its own, within
+ * these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
+#define SPEED_MIN 0.1
+#define SPEED_MAX 3.0
 
 struct node {
     sift_entry e;
@@ -55,6 +59,7 @@ struct sift_corpus {
     uint64_t picks_since_update;
     size_t fen_n;   /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum; /* the total weight in it, kept as weights change */
+    double mean_ms; /* mean execution time of the live entries at the last update, plus 1 ms */
     bool dirty;   /* entries were added since the last update */
 };
 
@@ -176,6 +181,21 @@ static double fen_prefix(const sift_corpus *c, size_t k)
 }
 
 static double energy(const struct node *nd);
+
+/* Execution times are whole milliseconds (sub-millisecond ones are 0), so that a seeded campaign
+ * schedules alike from run to run; 1 ms is added, so that all of a fast target's entries weigh
+ * alike and an entry of 1 s weighs what it should against them. */
+static double run_ms(const struct node *nd)
+{
+    return (double)(nd->e.exec_ns / 1000000) + 1.0;
+}
+
+static double speed(const sift_corpus *c, const struct node *nd)
+{
+    if (c->mean_ms <= 0) return 1.0;
+    double s = c->mean_ms / run_ms(nd);
+    return s < SPEED_MIN ? SPEED_MIN : s > SPEED_MAX ? SPEED_MAX : s;
+}
 /* Sets the weight of entry I from its base and current energy. */
 static void reweigh(sift_corpus *c, size_t i);
 
@@ -215,7 +235,7 @@ static void fen_append(sift_corpus *c, struct node *nd)
     for (size_t j = 0; j < nd->e.nfeatures; j++)
         share += 1.0 / c->feats[nd->fids[j]].freq;
     if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
-    nd->base = share * (nd->alone ? FAVORED_BOOST : 1.0);
+    nd->base = share * (nd->alone ? FAVORED_BOOST : 1.0) * speed(c, nd);
     nd->e.weight = nd->base * energy(nd);
     size_t i = ++c->fen_n;
     c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
@@ -410,6 +430,14 @@ void sift_corpus_update(sift_corpus *c)
         c->inv[f] = 1.0 / c->feats[f].freq;
     }
     choose_favored(c);
+    double total_ms = 0;
+    size_t live = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->nodes[i]->e.evicted) continue;
+        total_ms += run_ms(c->nodes[i]);
+        live++;
+    }
+    c->mean_ms = live ? total_ms / (double)live : 0;
     c->nfavored = c->nactive = 0;
     for (size_t i = 0; i < c->n; i++) {
         struct node *nd = c->nodes[i];
@@ -427,7 +455,7 @@ void sift_corpus_update(sift_corpus *c)
                 part[0] += c->inv[nd->fids[j]];
             share += (part[0] + part[1]) + (part[2] + part[3]);
             if (n) share /= sqrt((double)n);
-            nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0);
+            nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
             c->nactive++;
             c->nfavored += nd->e.favored;
         }
