@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Debian source packages for the benchmarks: sourced by bench/ scripts, never run alone.
 
 # debsrc_fetch PKG DEST CHECK: unpacks PKG's source into DEST once (DEST/PKG-VERSION) and prints
@@ -59,4 +60,17 @@ debsrc_need() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
         { $sudo apt-get update -q >&2 &&
             DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
+}
+
+# debsrc_copy SRC DEST FIND_TESTS...: copies the files of SRC that find's FIND_TESTS select into
+# a fresh DEST, flat, each named after its path (slashes as underscores); quilt's copies of
+# patched files (.pc/) left out. Seed corpora from source trees.
+debsrc_copy() {
+    local src=$1 dest=$2 f
+    shift 2
+    rm -rf "$dest" && mkdir -p "$dest"
+    find "$src" -type f "$@" ! -path '*/.pc/*' -print0 |
+        while IFS= read -r -d '' f; do
+            cp "$f" "$dest/$(printf '%s' "${f#"$src"/}" | tr / _)"
+        done
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # libpng as OSS-Fuzz builds it (contrib/oss-fuzz/build.sh), for the bench/ scripts: sourced,
 # never run alone. Needs bench/lib/debsrc.sh.
 
@@ -33,10 +34,5 @@ libpng_lib() {
 
 # libpng_seeds SRC DEST: OSS-Fuzz's seed corpus, every PNG of the source tree but the known crashers.
 libpng_seeds() {
-    local src=$1 dest=$2 f
-    rm -rf "$dest" && mkdir -p "$dest"
-    find "$src" -name '*.png' ! -path '*crashers*' -print0 |
-        while IFS= read -r -d '' f; do
-            cp "$f" "$dest/$(printf '%s' "${f#"$src"/}" | tr / _)"
-        done
+    debsrc_copy "$1" "$2" -name '*.png' ! -path '*crashers*'
 }
