@@ -203,7 +203,8 @@ cmp_int(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size)
     /* One-byte operands stay out of the ring, as libFuzzer and AFL++'s cmplog leave them out:
      * a byte mutation finds any of them in 256 tries, while decoders compare bytes in their
      * innermost loops and would flush the useful pairs. */
-    if (size > 1 && rt->tracing && !trivial(a, b, mask)) push_int(&rt->cmps, a, b, size);
+    if (size > 1 && rt->tracing && !rt->int_ring_paused && !trivial(a, b, mask))
+        push_int(&rt->cmps, a, b, size);
 }
 
 SIFT_RT_NOINSTR void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b,
@@ -261,7 +262,7 @@ SIFT_RT_NOINSTR __attribute__((noinline)) static void switch_wide(sift_rt_state 
     uint64_t below = i > 0 && values[i - 1] == val ? i - 1 : i;
     int_features(rt, pc + 2 * i, val, below ? values[below - 1] : 0);
     int_features(rt, pc + 2 * i + 1, val, i < n ? values[i] : width_mask(size));
-    if (!rt->tracing) return;
+    if (!rt->tracing || rt->int_ring_paused) return;
     if (below) push_int(&rt->cmps, val, values[below - 1], size);
     if (i < n) push_int(&rt->cmps, val, values[i], size);
 }

@@ -85,6 +85,11 @@ typedef struct {
     sift_counters cmp, values; /* allocated domains, hit through sift_hit() */
     sift_cmp_table cmps;
     bool tracing; /* whether hooks record anything (off while not fuzzing) */
+    /* Set by the engine on most executions: integer comparisons then stay out of the operand
+     * ring. A decoder compares integers in its innermost loops, and filling the ring on every
+     * execution took half of a zlib campaign's time, while the mutator reads a few entries per
+     * mutant and a ring refilled every few executions serves it as well. */
+    bool int_ring_paused;
     /* The input the target runs on while tracing, so that a byte comparison can say where in
      * it an operand lies. */
     const uint8_t *input;

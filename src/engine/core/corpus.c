@@ -60,7 +60,7 @@ struct sift_corpus {
     size_t fen_n;   /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum; /* the total weight in it, kept as weights change */
     double mean_ms; /* mean execution time of the live entries at the last update, plus 1 ms */
-    bool dirty;   /* entries were added since the last update */
+    bool dirty;     /* entries were added since the last update */
 };
 
 sift_corpus *sift_corpus_new(void)

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One execution in this many fills the runtime's ring of integer comparison operands (see
+ * int_ring_paused in rt/rt.h). */
+#define INT_RING_EVERY 8
+
 /* Present only when the process runs under AddressSanitizer. */
 extern void __asan_poison_memory_region(void const volatile *addr, size_t size)
     __attribute__((weak));
@@ -116,6 +120,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     f->exec.rt->input = in;
     f->exec.rt->input_size = size;
     f->exec.rt->tracing = true;
+    f->exec.rt->int_ring_paused = f->stats.execs % INT_RING_EVERY != 0;
     sift_fault_begin(&f->fault, data, size);
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
      * empty harness a clock read costs about a tenth of an execution. */
