@@ -38,8 +38,14 @@ typedef enum {
  * to SMALL are their own buckets: enough for the states, kinds, flags and short lengths that
  * steer a program, and few enough that a slot cannot add more than 2 * SMALL + 1 exact
  * features. */
-#define SIFT_VALUES_SMALL          16
-#define SIFT_VALUES_LOG_FIRST      4 /* floor(log2(SMALL + 1)) */
+#define SIFT_VALUES_SMALL     16
+#define SIFT_VALUES_LOG_FIRST 4 /* floor(log2(SMALL + 1)) */
+/* Beyond 2^LOG_LARGE a magnitude no longer counts by its order: every value up to 2^LOG_HUGE
+ * shares one bucket, and every value from 2^LOG_HUGE on (where 32-bit arithmetic overflows)
+ * the next. A bucket per doubling rewarded inputs for asking for ever larger sizes, which only
+ * bought slower executions and allocations of gigabytes. */
+#define SIFT_VALUES_LOG_LARGE      16
+#define SIFT_VALUES_LOG_HUGE       31
 #define SIFT_VALUES_POSITIVE_FIRST (2 * SIFT_VALUES_SMALL + 1)
 #define SIFT_VALUES_NEGATIVE_FIRST (SIFT_VALUES_POSITIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)
 #define SIFT_VALUES_NULL_BUCKET    (SIFT_VALUES_NEGATIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)

@@ -34,28 +34,34 @@ static LLVMValueRef count_leading_zeros(LLVMBuilderRef b, LLVMValueRef fn, LLVMV
 }
 
 /* sift_values_bucket without branches: V + SMALL for -SMALL..SMALL, else the first bucket of
- * the sign plus floor(log2(|V|)) - LOG_FIRST, which is LAST - clz(|V|). */
+ * the sign plus floor(log2(|V|)) - LOG_FIRST, the log held at LOG_LARGE below LOG_HUGE and at
+ * LOG_LARGE + 1 from there. */
 static LLVMValueRef bucket(const sift_instr_features *f, LLVMValueRef v, uint8_t type)
 {
     LLVMBuilderRef b = f->b;
     LLVMValueRef shifted = LLVMBuildAdd(b, v, constant(v, SIFT_VALUES_SMALL), "");
     LLVMValueRef magnitude = v;
-    LLVMValueRef last = constant(v, SIFT_VALUES_POSITIVE_FIRST + 63 - SIFT_VALUES_LOG_FIRST);
+    LLVMValueRef first = constant(v, SIFT_VALUES_POSITIVE_FIRST - SIFT_VALUES_LOG_FIRST);
     LLVMValueRef small;
     if (type & SIFT_VALUES_SIGNED) {
         small =
             LLVMBuildICmp(b, LLVMIntULE, shifted, constant(v, (uint64_t)2 * SIFT_VALUES_SMALL), "");
         LLVMValueRef negative = LLVMBuildICmp(b, LLVMIntSLT, v, constant(v, 0), "");
         magnitude = LLVMBuildSelect(b, negative, LLVMBuildNeg(b, v, ""), v, "");
-        last = LLVMBuildSelect(b, negative,
-                               constant(v, SIFT_VALUES_NEGATIVE_FIRST + 63 - SIFT_VALUES_LOG_FIRST),
-                               last, "");
+        first = LLVMBuildSelect(b, negative,
+                                constant(v, SIFT_VALUES_NEGATIVE_FIRST - SIFT_VALUES_LOG_FIRST),
+                                first, "");
     } else {
         /* Unsigned, V + SMALL wraps for the largest values: compare V itself. */
         small = LLVMBuildICmp(b, LLVMIntULE, v, constant(v, SIFT_VALUES_SMALL), "");
     }
-    LLVMValueRef by_log = LLVMBuildSub(b, last, count_leading_zeros(b, f->fn, magnitude), "");
-    return LLVMBuildSelect(b, small, shifted, by_log, "");
+    LLVMValueRef log =
+        LLVMBuildSub(b, constant(v, 63), count_leading_zeros(b, f->fn, magnitude), "");
+    LLVMValueRef large = LLVMBuildICmp(b, LLVMIntUGE, log, constant(v, SIFT_VALUES_LOG_LARGE), "");
+    LLVMValueRef huge = LLVMBuildICmp(b, LLVMIntUGE, log, constant(v, SIFT_VALUES_LOG_HUGE), "");
+    log = LLVMBuildSelect(b, large, constant(v, SIFT_VALUES_LOG_LARGE), log, "");
+    log = LLVMBuildSelect(b, huge, constant(v, SIFT_VALUES_LOG_LARGE + 1), log, "");
+    return LLVMBuildSelect(b, small, shifted, LLVMBuildAdd(b, first, log, ""), "");
 }
 
 /* Marks the counter of BUCKET (an i64, constant or not) in SLOT, as the hooks' take() does. */

@@ -1,9 +1,9 @@
 /* Function-boundary values: the hooks that sift-instrument's code calls at every instrumented
  * function's entry and return, and the tables that name what they receive. While fuzzing each
  * value is a feature of the VALUES domain, bucketed so that a state variable's every value
- * counts but a length counts only by its order of magnitude; in trace mode each value is a
- * record in the thread's ring. Like the comparison hooks they run on the target's hot path:
- * no locks, no allocation. */
+ * counts but a length counts only by its order of magnitude (up to 2^16); in trace mode each value
+ * is a record in the thread's ring. Like the comparison hooks they run on the target's hot path: no
+ * locks, no allocation. */
 #include "rt/values.h"
 #include "rt/peek.h"
 #include "rt/ring.h"
@@ -38,8 +38,11 @@ INLINE unsigned bucket_of(uint64_t value, uint8_t type)
     uint64_t magnitude = negative ? -(uint64_t)v : (uint64_t)v;
     if (magnitude <= SIFT_VALUES_SMALL)
         return (unsigned)(negative ? SIFT_VALUES_SMALL - magnitude : SIFT_VALUES_SMALL + magnitude);
-    unsigned log = (unsigned)(63 - __builtin_clzll(magnitude)) - SIFT_VALUES_LOG_FIRST;
-    return (negative ? SIFT_VALUES_NEGATIVE_FIRST : SIFT_VALUES_POSITIVE_FIRST) + log;
+    unsigned log = (unsigned)(63 - __builtin_clzll(magnitude));
+    if (log >= SIFT_VALUES_LOG_LARGE)
+        log = log >= SIFT_VALUES_LOG_HUGE ? SIFT_VALUES_LOG_LARGE + 1 : SIFT_VALUES_LOG_LARGE;
+    return (negative ? SIFT_VALUES_NEGATIVE_FIRST : SIFT_VALUES_POSITIVE_FIRST) + log -
+           SIFT_VALUES_LOG_FIRST;
 }
 
 /* Fibonacci hashing of the function's id with the slot and bucket folded into its low bits:
