@@ -66,8 +66,8 @@ static const flag flags[] = {
     BOOL(cleanse_crash, 0,
          "If 1, replace the bytes of the given crash input that the crash does not need with ' ' "
          "or 0xff; name the result with -exact_artifact_path."),
-    BOOL(use_value_profile, 0,
-         "If 1, count comparison operand distances as coverage: adds cmp to -features."),
+    INT(use_value_profile, 0, 0, 2,
+        "If 1 or 2, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
     INT(jobs, 0, 0, INT_MAX, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
