@@ -192,6 +192,14 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
     }
     hit(rt, pc, best);
     size_t keep = min_size(cap, hay_len - at);
+    if (!best && hay_len >= cap && cap) {
+        /* Nothing of the needle anywhere: written over the start it would break whatever the
+         * input holds there (fields the program checked before searching), so the offer is the
+         * haystack's end, where the needle is appended. */
+        push_bytes(&rt->cmps, pc, hay + hay_len - cap, needle, cap,
+                   input_offset(rt, hay + hay_len, 0));
+        return;
+    }
     if (best < keep)
         push_bytes(&rt->cmps, pc, hay + at, needle, keep, input_offset(rt, hay + at, keep));
 }

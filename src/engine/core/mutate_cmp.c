@@ -194,8 +194,9 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
 {
     const uint8_t *x = e->a, *y = e->b;
     size_t n = e->len;
-    /* Where the input's operand was, in the input that ran: most mutants keep its place. */
-    if (e->at != SIFT_CMP_NOWHERE && e->at < size && sift_mut_below(m, 4)) {
+    /* Where the input's operand was, in the input that ran: most mutants keep its place. At
+     * the input's end, the other operand is appended (a search that found nothing). */
+    if (e->at != SIFT_CMP_NOWHERE && e->at <= size && sift_mut_below(m, 4)) {
         size_t yn = token_len(y, n, sift_mut_below(m, 2));
         if (e->at + yn <= max) {
             memcpy(d + e->at, y, yn);
@@ -209,10 +210,12 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
     }
     bool trim = sift_mut_below(m, 2);
     for (int pass = 0; pass < 2; pass++) {
-        size_t pos = find(d, size, x, n, sift_mut_below(m, size)), yn = token_len(y, n, trim);
+        /* A terminated copy of input bytes ends in a NUL that the input does not hold. */
+        size_t xn = token_len(x, n, trim), yn = token_len(y, n, trim);
+        size_t pos = find(d, size, x, xn, sift_mut_below(m, size));
         if (pos == NOT_FOUND) {
             /* The compare may have read past the input's end (its copy, or a terminator). */
-            for (size_t k = n - 1 < size ? n - 1 : size; k > 0 && pos == NOT_FOUND; k--)
+            for (size_t k = xn - 1 < size ? xn - 1 : size; k > 0 && pos == NOT_FOUND; k--)
                 if (!memcmp(d + size - k, x, k)) pos = size - k;
         }
         if (pos != NOT_FOUND && pos + yn <= max) {
