@@ -15,7 +15,7 @@
  * code, and comparison operands (trace-cmp covers switches too). libFuzzer adds
  * indirect-calls, for which sift has no feedback; trace-div and trace-gep are left out because
  * they call a hook on every division and address computation for little extra guidance. */
-#define SIFT_COVERAGE_FLAGS "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
+#define SIFT_COVERAGE_FLAGS "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp,stack-depth"
 
 /* The folder of this executable, symlinks resolved (so sift-c++ finds sift-cc's). */
 static int self_dir(char *dir)

@@ -120,6 +120,12 @@ static inline sift_rt_state *sift_rt_fast(void)
     return rt ? rt : sift_rt();
 }
 
+/* Stack depth of one run (depth.c): _begin, just before the target is called, starts the
+ * lowest frame at its own and returns where it started; _end, once the target returned,
+ * counts the depth reached as a feature of RT's VALUES domain. */
+uintptr_t sift_rt_depth_begin(void);
+void sift_rt_depth_end(sift_rt_state *rt, uintptr_t top);
+
 /* Records a comparison of two integers of SIZE bytes at call site PC (hooks and tests). */
 void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size);
 

@@ -120,7 +120,9 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
      * empty harness a clock read costs about a tenth of an execution. */
     uint64_t t0 = f->fault.started_ns;
+    uintptr_t top = sift_rt_depth_begin();
     f->target(in, size);
+    sift_rt_depth_end(f->exec.rt, top);
     uint64_t end = sift_now_ns();
     f->exec.rt->tracing = false;
     if (copy && size && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);
