@@ -17,8 +17,9 @@ _Static_assert(SIFT_CMP_BYTELEN <= 255, "byte ring entries store their length in
 
 /* Slots of one comparison site. The site's base index is followed by one counter per distance
  * value: the number of differing bits of two integers (0..64), then the number of differing
- * bytes (0..8), then the bit length of their numeric distance (0..64). A byte-string site uses the slots for the number of leading equal bytes, and
- * FOUND_SLOT when a search (strstr, memmem) succeeded. */
+ * bytes (0..8), then the bit length of their numeric distance (0..64). A byte-string site uses the
+ * slots for the number of leading equal bytes, and FOUND_SLOT when a search (strstr, memmem)
+ * succeeded. */
 #define BYTE_DIST_SLOT 65
 #define NUM_DIST_SLOT  74
 #define FOUND_SLOT     (SIFT_CMP_BYTELEN + 1)

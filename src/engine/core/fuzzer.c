@@ -501,8 +501,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
         last_size = f->mutator.cmps ? size : 0;
         /* A mutant smaller than its parent may do what a bigger entry does (REDUCE): one run
          * tells both that and whether it found something new. */
-        bool reduce = !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size &&
-                      e->nfeatures;
+        bool reduce =
+            !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
         bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
                             : sift_fuzzer_try(f, f->buf, size, true, "NEW");
         if (found) {
