@@ -192,6 +192,7 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
         }
     }
     hit(rt, pc, best);
+    if (rt->search_hints_off) return;
     size_t keep = min_size(cap, hay_len - at);
     if (!best && hay_len >= cap && cap) {
         /* Nothing of the needle anywhere: written over the start it would break whatever the

@@ -92,6 +92,8 @@ typedef struct {
     /* Set when nobody counts the CMP domain: the comparison hooks then only feed the operand
      * rings, and skip hashing distances that were half of a comparison-heavy target's time. */
     bool cmp_features_off;
+    /* Set by -use_memmem=0: a failed search then only counts its features. */
+    bool search_hints_off;
     sift_rt_pcs pcs[SIFT_RT_MAX_MODULES]; /* every registered module, in load order */
     size_t npcs;
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */

@@ -31,6 +31,7 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
     }
     x->exact_copy = __asan_poison_memory_region != NULL;
     x->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
+    x->rt->search_hints_off = !f->opts->use_memmem;
     sift_exec_capacity(x->rt, cap);
     return 0;
 }
