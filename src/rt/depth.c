@@ -25,7 +25,7 @@ SIFT_RT_NOINSTR static size_t depth_step(uintptr_t words)
 {
     if (words < 8) return words;
     unsigned log = (unsigned)(63 - __builtin_clzll(words)) - 3;
-    return (log + 1) * 8 + ((words >> log) & 7);
+    return (size_t)(log + 1) * 8 + ((words >> log) & 7);
 }
 
 SIFT_RT_NOINSTR void sift_rt_depth_end(sift_rt_state *rt, uintptr_t top)
