@@ -491,9 +491,10 @@ int sift_fuzzer_run(sift_fuzzer *f)
         e->times_chosen++;
         f->mutator.trace[0] = 0;
         /* Now and then the mutant that just ran, rather than a new one, gets the operands of
-         * its own comparisons: the ring's newest pairs are its, at the places they lie. */
+         * its own comparisons: the ring's newest pairs are its, at the places they lie. A
+         * custom mutator makes every mutant itself, as in libFuzzer. */
         size_t size = 0;
-        if (last_size && !sift_rng_below(&f->rng, 8))
+        if (last_size && !LLVMFuzzerCustomMutator && !sift_rng_below(&f->rng, 8))
             size = sift_mutate_cmp_again(&f->mutator, f->buf, last_size, f->len_limit, since);
         bool again = size != 0;
         if (!again) size = mutate_one(f, e);
