@@ -147,6 +147,12 @@ static void test_int_closer_is_new(void **state)
     sift_rt_cmp(f->rt, PC, 0, target, 4);
     sift_rt_cmp(f->rt, PC, 0, target, 4);
     assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_COUNT);
+    /* Closer in value alone is new too (libFuzzer's absolute distance): 0x01 and 0x83 both
+     * differ from 0x80 in two bits of one byte, but 0x83 is 3 away where 0x01 is 127. */
+    sift_rt_cmp(f->rt, PC + 12, 0x01, 0x80, 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
+    sift_rt_cmp(f->rt, PC + 12, 0x83, 0x80, 4);
+    assert_int_equal(advance(f->snap, f->rt->map), SIFT_NEW_EDGE);
 }
 
 /* With nobody counting the CMP domain, comparisons still feed the rings, but touch no counter. */
@@ -465,6 +471,25 @@ static void test_weak_hooks(void **state)
     n = rt->cmps.byte_next;
     __sanitizer_weak_hook_memmem(pc, "abcpa", 5, "pass", 4, NULL);
     assert_int_equal(rt->cmps.byte_next, n);
+    /* Nothing of the needle anywhere: the offer is to append it after the haystack, when the
+     * haystack is the input, rather than to overwrite fields at its start. */
+    static const uint8_t input[] = "Arena:nine9";
+    rt->input = input;
+    rt->input_size = 11;
+    __sanitizer_weak_hook_memmem(pc, input, 11, "HEAP", 4, NULL);
+    assert_bytes_pair(last_bytes(rt), "ine9", "HEAP", 4);
+    assert_int_equal(last_bytes(rt)->at, 11);
+    /* -use_memmem=0: a failed search still counts, but offers nothing. */
+    rt->search_hints_off = true;
+    n = rt->cmps.byte_next;
+    advance(snap, rt->map);
+    __sanitizer_weak_hook_memmem((void *)(PC + 64), input, 11, "ZZ", 2, NULL);
+    __sanitizer_weak_hook_strstr((void *)(PC + 64), "xx--pasXword--", "password", NULL);
+    assert_int_equal(rt->cmps.byte_next, n);
+    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
+    rt->search_hints_off = false;
+    rt->input = NULL;
+    rt->input_size = 0;
     rt->tracing = false;
     sift_snapshot_free(snap);
 }

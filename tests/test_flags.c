@@ -42,8 +42,13 @@ static const struct {
     I(report_slow_units, 10, 0, INT_MAX),
     I(only_ascii, 0, 0, 1),
     I(close_fd_mask, 0, 0, 3),
-    I(use_value_profile, 0, 0, 1),
+    I(use_value_profile, 0, 0, 2),
     I(use_cmp, 1, 0, 1),
+    I(use_memmem, 1, 0, 1),
+    I(entropic, 1, 0, 1),
+    I(entropic_feature_frequency_threshold, 255, 1, 255),
+    I(entropic_number_of_rarest_features, 100, 1, INT_MAX),
+    I(entropic_scale_per_exec_time, 0, 0, 1),
     I(detect_leaks, 1, 0, 1),
     I(jobs, 0, 0, INT_MAX),
     I(workers, 0, 0, 1024),
@@ -281,6 +286,9 @@ static void features(void **state)
     assert_int_equal(parse(&o, err, sizeof(err), 2, "-use_value_profile=1", "-features=edges"), 0);
     assert_int_equal(o.features, E);
     assert_int_equal(o.use_value_profile, 1);
+    /* libFuzzer takes 2 as well: any value but 0 turns its value profile on. */
+    assert_int_equal(parse(&o, err, sizeof(err), 1, "-use_value_profile=2"), 0);
+    assert_int_equal(o.use_value_profile, 2);
 }
 
 static void inputs_and_malformed_arguments(void **state)

@@ -290,6 +290,51 @@ static void cmp_bytes_replaced(void **state)
     free(t);
 }
 
+/* A terminated copy of input bytes, compared as a string: the copy's NUL is not in the input,
+ * so its bytes are found without it. */
+static void cmp_bytes_of_a_copy_found_without_its_terminator(void **state)
+{
+    (void)state;
+    sift_cmp_table *t = calloc(1, sizeof(*t));
+    assert_non_null(t);
+    add_bytes(t, "\xfa\xfb\xfc\0", "nin\0", 4);
+    t->bytes[0].at = SIFT_CMP_NOWHERE;
+    sift_rng rng;
+    sift_mutator m = mutator(&rng, 23);
+    m.cmps = t;
+    assert_true(tries_until(&m, "ab\xfa\xfb\xfc\xfd", "abnin\xfd", 6, 300) < 300);
+    free(t);
+}
+
+/* Every pair the last execution recorded is applied to its input in one mutant, whatever
+ * encoding each lies in; pairs recorded before it are not. */
+static void cmp_again_applies_every_pair_of_the_last_run(void **state)
+{
+    (void)state;
+    sift_cmp_table *t = calloc(1, sizeof(*t));
+    assert_non_null(t);
+    add_int(t, 0x2d2d2d2d, 0x4f4c4421, 4); /* an older execution's */
+    uint32_t since = t->int_next;
+    add_int(t, 0x42414141, 0x46555a5a, 4);                       /* little endian */
+    add_int(t, 0x42424243, 0x6d696421, 4);                       /* big endian */
+    add_int(t, 0x4343, 0x7a7a, 2);                               /* two bytes */
+    add_int(t, 0x3132333435363738ull, 0x656e64696e672121ull, 8); /* big endian, 8 bytes */
+    sift_rng rng;
+    sift_mutator m = mutator(&rng, 29);
+    m.cmps = t;
+    uint8_t buf[64];
+    const char *in = "AAAB----BBBC--CC12345678";
+    size_t size = strlen(in);
+    memcpy(buf, in, size);
+    size = sift_mutate_cmp_again(&m, buf, size, sizeof buf, since);
+    assert_int_equal(size, 24);
+    assert_memory_equal(buf, "ZZUF----mid!--zzending!!", 24);
+    assert_string_equal(m.trace, "CMP-All-");
+    /* Nothing recorded since: nothing to apply. */
+    assert_int_equal(sift_mutate_cmp_again(&m, buf, size, sizeof buf, t->int_next), 0);
+    free(t);
+}
+
 static void crossover_uses_other_input(void **state)
 {
     (void)state;
@@ -396,6 +441,8 @@ int main(void)
         cmocka_unit_test(dictionary_entry_appears),
         cmocka_unit_test(cmp_int_replaced_in_either_endianness),
         cmocka_unit_test(cmp_bytes_replaced),
+        cmocka_unit_test(cmp_bytes_of_a_copy_found_without_its_terminator),
+        cmocka_unit_test(cmp_again_applies_every_pair_of_the_last_run),
         cmocka_unit_test(crossover_uses_other_input),
         cmocka_unit_test(ascii_int_can_grow),
         cmocka_unit_test(mini_fuzz_finds_int_magic),

@@ -17,9 +17,11 @@ _Static_assert(SIFT_CMP_BYTELEN <= 255, "byte ring entries store their length in
 
 /* Slots of one comparison site. The site's base index is followed by one counter per distance
  * value: the number of differing bits of two integers (0..64), then the number of differing
- * bytes (0..8). A byte-string site uses the slots for the number of leading equal bytes, and
- * FOUND_SLOT when a search (strstr, memmem) succeeded. */
+ * bytes (0..8), then the bit length of their numeric distance (0..64). A byte-string site uses the
+ * slots for the number of leading equal bytes, and FOUND_SLOT when a search (strstr, memmem)
+ * succeeded. */
 #define BYTE_DIST_SLOT 65
+#define NUM_DIST_SLOT  74
 #define FOUND_SLOT     (SIFT_CMP_BYTELEN + 1)
 
 /* The ELF header of the module that holds the runtime, normally the executable. A site is its
@@ -48,9 +50,11 @@ SIFT_RT_NOINSTR static inline uint64_t width_mask(uint8_t size)
     return size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
 }
 
-/* Two features per comparison, so that operands approaching each other bit by bit or byte by
- * byte (in whichever order the input's bytes reach them) each reach a counter never hit before.
- * Operands are already masked to their width. */
+/* Three features per comparison, so that operands approaching each other bit by bit, byte by
+ * byte (in whichever order the input's bytes reach them) or in value, as libFuzzer's absolute
+ * distance, each reach a counter never hit before: a value the program computes from several
+ * input bytes (a sum, a product) comes closer in value long before its bits line up. Operands
+ * are already masked to their width. */
 SIFT_RT_NOINSTR static inline void int_features(sift_rt_state *rt, uintptr_t pc, uint64_t a,
                                                 uint64_t b)
 {
@@ -61,6 +65,8 @@ SIFT_RT_NOINSTR static inline void int_features(sift_rt_state *rt, uintptr_t pc,
     nonzero |= nonzero >> 1;
     hit(rt, pc, (size_t)__builtin_popcountll(x));
     hit(rt, pc, BYTE_DIST_SLOT + (size_t)__builtin_popcountll(nonzero & 0x0101010101010101ull));
+    uint64_t gap = a > b ? a - b : b - a;
+    hit(rt, pc, NUM_DIST_SLOT + (gap ? 64 - (size_t)__builtin_clzll(gap) : 0));
 }
 
 /* A pair teaches input-to-state nothing when the operands are equal (the comparison already
@@ -186,7 +192,16 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
         }
     }
     hit(rt, pc, best);
+    if (rt->search_hints_off) return;
     size_t keep = min_size(cap, hay_len - at);
+    if (!best && hay_len >= cap && cap) {
+        /* Nothing of the needle anywhere: written over the start it would break whatever the
+         * input holds there (fields the program checked before searching), so the offer is the
+         * haystack's end, where the needle is appended. */
+        push_bytes(&rt->cmps, pc, hay + hay_len - cap, needle, cap,
+                   input_offset(rt, hay + hay_len, 0));
+        return;
+    }
     if (best < keep)
         push_bytes(&rt->cmps, pc, hay + at, needle, keep, input_offset(rt, hay + at, keep));
 }

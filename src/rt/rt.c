@@ -7,6 +7,10 @@
 static sift_rt_state state;
 sift_rt_state *sift_rt_ready; /* &state once complete, NULL before or after a failed start */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* Set while this thread sets the state up: start() allocates, and a target that defines its own
+ * malloc may compare (or call an interposed memcmp) inside it, which calls back here. Waiting on
+ * the once there would wait on itself; the hooks of such calls get NULL and record nothing. */
+static __thread bool starting;
 
 SIFT_RT_NOINSTR static int alloc_domain(sift_covmap *map, sift_domain domain, size_t len,
                                         sift_counters *out)
@@ -49,7 +53,9 @@ SIFT_RT_NOINSTR static void start(void)
 SIFT_RT_NOINSTR sift_rt_state *sift_rt(void)
 {
     sift_rt_state *rt = __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
-    if (rt) return rt;
+    if (rt || starting) return rt;
+    starting = true;
     pthread_once(&once, start);
+    starting = false;
     return __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
 }

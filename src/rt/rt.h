@@ -97,6 +97,8 @@ typedef struct {
     /* Set when nobody counts the CMP domain: the comparison hooks then only feed the operand
      * rings, and skip hashing distances that were half of a comparison-heavy target's time. */
     bool cmp_features_off;
+    /* Set by -use_memmem=0: a failed search then only counts its features. */
+    bool search_hints_off;
     sift_rt_pcs pcs[SIFT_RT_MAX_MODULES]; /* every registered module, in load order */
     size_t npcs;
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
@@ -124,6 +126,12 @@ static inline sift_rt_state *sift_rt_fast(void)
     sift_rt_state *rt = __atomic_load_n(&sift_rt_ready, __ATOMIC_ACQUIRE);
     return rt ? rt : sift_rt();
 }
+
+/* Stack depth of one run (depth.c): _begin, just before the target is called, starts the
+ * lowest frame at its own and returns where it started; _end, once the target returned,
+ * counts the depth reached as a feature of RT's VALUES domain. */
+uintptr_t sift_rt_depth_begin(void);
+void sift_rt_depth_end(sift_rt_state *rt, uintptr_t top);
 
 /* Records a comparison of two integers of SIZE bytes at call site PC (hooks and tests). */
 void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size);

@@ -66,9 +66,17 @@ static const flag flags[] = {
     BOOL(cleanse_crash, 0,
          "If 1, replace the bytes of the given crash input that the crash does not need with ' ' "
          "or 0xff; name the result with -exact_artifact_path."),
-    BOOL(use_value_profile, 0,
-         "If 1, count comparison operand distances as coverage: adds cmp to -features."),
+    INT(use_value_profile, 0, 0, 2,
+        "If 1 or 2, count comparison operand distances as coverage: adds cmp to -features."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
+    BOOL(use_memmem, 1,
+         "If 1, use the needles of the target's failed strstr and memmem searches to guide "
+         "mutations."),
+    BOOL(entropic, 1,
+         "Accepted as libFuzzer's; sift's own corpus scheduling stands in (docs/scheduling.md)."),
+    INT(entropic_feature_frequency_threshold, 255, 1, 255, "Accepted with -entropic; unused."),
+    INT(entropic_number_of_rarest_features, 100, 1, INT_MAX, "Accepted with -entropic; unused."),
+    BOOL(entropic_scale_per_exec_time, 0, "Accepted with -entropic; unused."),
     INT(jobs, 0, 0, INT_MAX, "Same as -workers=N, unless -workers is given."),
     INT(workers, 0, 0, 1024,
         "If N >= 1, fuzz in N worker processes that share coverage and corpus, under a supervisor "

@@ -33,6 +33,10 @@ typedef struct {
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
     long long use_value_profile;
     long long use_cmp;
+    long long use_memmem; /* 0: failed searches give no mutation hints */
+    /* Accepted for libFuzzer's scripts; sift's scheduling stands in (docs/scheduling.md). */
+    long long entropic, entropic_feature_frequency_threshold, entropic_number_of_rarest_features,
+        entropic_scale_per_exec_time;
     long long detect_leaks;
     long long jobs, workers, fork;
     long long verbosity;

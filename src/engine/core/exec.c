@@ -35,6 +35,7 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
     }
     x->exact_copy = __asan_poison_memory_region != NULL;
     x->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
+    x->rt->search_hints_off = !f->opts->use_memmem;
     sift_exec_capacity(x->rt, cap);
     return 0;
 }
@@ -125,7 +126,9 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
      * empty harness a clock read costs about a tenth of an execution. */
     uint64_t t0 = f->fault.started_ns;
+    uintptr_t top = sift_rt_depth_begin();
     f->target(in, size);
+    sift_rt_depth_end(f->exec.rt, top);
     uint64_t end = sift_now_ns();
     f->exec.rt->tracing = false;
     if (copy && size && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);

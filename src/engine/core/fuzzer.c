@@ -481,6 +481,8 @@ int sift_fuzzer_run(sift_fuzzer *f)
     sift_reload reload;
     sift_reload_start(&reload, f->opts->reload > 0 && !f->hooks.seed ? f->out_dir : NULL,
                       f->opts->reload);
+    size_t last_size = 0;
+    uint32_t since = 0;
     while (rc == 0 && !out_of_budget(f)) {
         if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
             status_line(f, "RELOAD", NULL);
@@ -488,10 +490,20 @@ int sift_fuzzer_run(sift_fuzzer *f)
         if (!e) break;
         e->times_chosen++;
         f->mutator.trace[0] = 0;
-        size_t size = mutate_one(f, e);
+        /* Now and then the mutant that just ran, rather than a new one, gets the operands of
+         * its own comparisons: the ring's newest pairs are its, at the places they lie. A
+         * custom mutator makes every mutant itself, as in libFuzzer. */
+        size_t size = 0;
+        if (last_size && !LLVMFuzzerCustomMutator && !sift_rng_below(&f->rng, 8))
+            size = sift_mutate_cmp_again(&f->mutator, f->buf, last_size, f->len_limit, since);
+        bool again = size != 0;
+        if (!again) size = mutate_one(f, e);
+        if (f->mutator.cmps) since = f->mutator.cmps->int_next;
+        last_size = f->mutator.cmps ? size : 0;
         /* A mutant smaller than its parent may do what a bigger entry does (REDUCE): one run
          * tells both that and whether it found something new. */
-        bool reduce = (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
+        bool reduce =
+            !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
         bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
                             : sift_fuzzer_try(f, f->buf, size, true, "NEW");
         if (found) {

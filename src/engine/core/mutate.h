@@ -28,4 +28,12 @@ typedef struct {
  * returns the new size (1..MAX_SIZE). Deterministic for a given rng state and inputs. */
 size_t sift_mutate(sift_mutator *m, uint8_t *data, size_t size, size_t max_size);
 
+/* Input-to-state on the input that just ran (DATA, SIZE bytes), as RedQueen does it: every
+ * integer pair its execution recorded (ring positions from SINCE on) whose one side occurs in
+ * DATA, in some encoding, is replaced there by the other side, all in the one mutant, so that
+ * checks the program makes together (one branch on several compares) pass together. Returns
+ * the new size, or 0 when no pair applied. */
+size_t sift_mutate_cmp_again(sift_mutator *m, uint8_t *data, size_t size, size_t max_size,
+                             uint32_t since);
+
 #endif

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "engine/core/mutate_ops.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NOT_FOUND SIZE_MAX
@@ -193,8 +194,9 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
 {
     const uint8_t *x = e->a, *y = e->b;
     size_t n = e->len;
-    /* Where the input's operand was, in the input that ran: most mutants keep its place. */
-    if (e->at != SIFT_CMP_NOWHERE && e->at < size && sift_mut_below(m, 4)) {
+    /* Where the input's operand was, in the input that ran: most mutants keep its place. At
+     * the input's end, the other operand is appended (a search that found nothing). */
+    if (e->at != SIFT_CMP_NOWHERE && e->at <= size && sift_mut_below(m, 4)) {
         size_t yn = token_len(y, n, sift_mut_below(m, 2));
         if (e->at + yn <= max) {
             memcpy(d + e->at, y, yn);
@@ -208,10 +210,12 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
     }
     bool trim = sift_mut_below(m, 2);
     for (int pass = 0; pass < 2; pass++) {
-        size_t pos = find(d, size, x, n, sift_mut_below(m, size)), yn = token_len(y, n, trim);
+        /* A terminated copy of input bytes ends in a NUL that the input does not hold. */
+        size_t xn = token_len(x, n, trim), yn = token_len(y, n, trim);
+        size_t pos = find(d, size, x, xn, sift_mut_below(m, size));
         if (pos == NOT_FOUND) {
             /* The compare may have read past the input's end (its copy, or a terminator). */
-            for (size_t k = n - 1 < size ? n - 1 : size; k > 0 && pos == NOT_FOUND; k--)
+            for (size_t k = xn - 1 < size ? xn - 1 : size; k > 0 && pos == NOT_FOUND; k--)
                 if (!memcmp(d + size - k, x, k)) pos = size - k;
         }
         if (pos != NOT_FOUND && pos + yn <= max) {
@@ -246,4 +250,44 @@ size_t sift_mut_cmp(sift_mutator *m, uint8_t *d, size_t size, size_t max)
         }
     }
     return 0;
+}
+
+/* One integer pair of the input that ran, applied to that input: the input's side (either one,
+ * in any encoding or the narrower width both values fit) replaced by the other. */
+static size_t apply_pair(sift_mutator *m, uint8_t *d, size_t size, size_t max, sift_cmp_int e)
+{
+    size_t w = e.size;
+    if (w != 2 && w != 4 && w != 8) return 0;
+    uint64_t mask = width_mask(w), x = e.a & mask, y = e.b & mask;
+    if (x == y) return 0;
+    size_t n = w;
+    while (n > 1 && fits(x, n / 2, w) && fits(y, n / 2, w))
+        n /= 2;
+    for (size_t width = w;; width = n) {
+        uint64_t wm = width_mask(width);
+        size_t r = replace_int(m, d, size, max, x & wm, y & wm, width);
+        if (!r) r = replace_int(m, d, size, max, y & wm, x & wm, width);
+        if (r || width == n) return r;
+    }
+}
+
+size_t sift_mutate_cmp_again(sift_mutator *m, uint8_t *data, size_t size, size_t max_size,
+                             uint32_t since)
+{
+    const sift_cmp_table *t = m->cmps;
+    if (!t || !size || size > max_size) return 0;
+    uint32_t end = t->int_next, count = end - since;
+    if (!count) return 0;
+    if (count > SIFT_CMP_INTS) since = end - SIFT_CMP_INTS;
+    bool applied = false;
+    for (uint32_t k = since; k != end; k++) {
+        size_t r = apply_pair(m, data, size, max_size, t->ints[k & (SIFT_CMP_INTS - 1)]);
+        if (r) {
+            size = r;
+            applied = true;
+        }
+    }
+    if (!applied) return 0;
+    snprintf(m->trace, sizeof m->trace, "CMP-All-");
+    return size;
 }
