@@ -255,34 +255,37 @@ static void rare_features_are_picked_more(void **state)
 }
 
 /* An entry with four times the features (all its own) weighs twice as much, not four times:
- * the deep inputs that hold most features are also the slowest to run. */
+ * the deep inputs that hold most features are also the slowest to run. (Comparison features, so
+ * that both entries cost the same work.) */
 static void features_weigh_by_their_square_root(void **state)
 {
     (void)state;
     sift_corpus *c = sift_corpus_new();
-    sift_entry *one = add(c, "one", 5, 100, 1);
-    sift_entry *four = add(c, "four", 5, 100, 2, 3, 4, 5);
+    const sift_feature_id cmp = (sift_feature_id)1 << 40;
+    sift_entry *one = add(c, "one", 5, 100, cmp + 8);
+    sift_entry *four = add(c, "four", 5, 100, cmp + 16, cmp + 24, cmp + 32, cmp + 40);
     sift_corpus_update(c);
     assert_true(one->favored && four->favored);
     assert_true(fabs(four->weight / one->weight - 2.0) < 1e-9);
     sift_corpus_free(c);
 }
 
-/* Slow entries are picked less, in proportion to the corpus's mean time over theirs, as AFL
- * weighs its queue: here 3 (the most a fast entry gets) against 67.7 / 201. */
-static void slow_entries_are_picked_less(void **state)
+/* Costly entries are picked less, in proportion to the corpus's mean work over theirs, as AFL
+ * weighs its queue by time: an edge run 128 times or more counts 128, once counts 1, so the
+ * works are 2, 129 and 2 and the speeds 3 (the most an entry gets) and 44.3 / 129. */
+static void costly_entries_are_picked_less(void **state)
 {
     (void)state;
     sift_corpus *c = sift_corpus_new();
-    sift_entry *fast = add(c, "fast", 5, 300000, 1);
-    sift_entry *slow = add(c, "slow", 5, 200 * 1000000ull, 2);
-    add(c, "other", 5, 0, 3);
+    sift_entry *cheap = add(c, "cheap", 5, 100, sift_feature(0, 1, 0));
+    sift_entry *costly = add(c, "costly", 5, 100, sift_feature(0, 2, 7));
+    add(c, "other", 5, 100, sift_feature(0, 3, 0));
     sift_corpus_update(c);
-    assert_true(fabs(fast->weight / slow->weight - 3.0 / (203.0 / 3 / 201)) < 1e-6);
+    assert_true(fabs(cheap->weight / costly->weight - 3.0 / (133.0 / 3 / 129)) < 1e-6);
     sift_rng rng;
     sift_rng_seed(&rng, 5);
-    size_t nfast = count_picks(c, &rng, fast, 3000);
-    assert_true(nfast > 5 * slow->times_chosen);
+    size_t ncheap = count_picks(c, &rng, cheap, 3000);
+    assert_true(ncheap > 5 * costly->times_chosen);
     sift_corpus_free(c);
 }
 
@@ -464,7 +467,7 @@ int main(void)
         cmocka_unit_test(favored_set_is_minimal_and_covers),
         cmocka_unit_test(rare_features_are_picked_more),
         cmocka_unit_test(features_weigh_by_their_square_root),
-        cmocka_unit_test(slow_entries_are_picked_less),
+        cmocka_unit_test(costly_entries_are_picked_less),
         cmocka_unit_test(new_entries_get_energy_that_fades),
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),

@@ -1,6 +1,7 @@
 /* The in-memory corpus and its scheduler. The weighting is explained in docs/scheduling.md. */
 #include "engine/core/corpus.h"
 #include "engine/base/featmap.h"
+#include "sift/covmap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 /* An update reads every feature of every entry. It waits until the picks since the last one
  * number its reads over this: a few hundred nanoseconds of bookkeeping per pick at most. */
 #define UPDATE_READS_PER_PICK 16.0
-/* Speed: an entry's weight is scaled by the corpus's mean execution time over its own, within
+/* Speed: an entry's weight is scaled by the corpus's mean work over its own (work_of), within
  * these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
 #define SPEED_MIN 0.1
 #define SPEED_MAX 3.0
@@ -32,6 +33,7 @@ struct node {
     uint32_t alone;    /* features no other entry has */
     uint64_t found_at; /* times_chosen when it last led to a new entry */
     double base;       /* weight before the energy, which changes with every choice */
+    double work;       /* edge hits of one execution, counted from its buckets: its cost */
 };
 
 struct feat {
@@ -57,10 +59,10 @@ struct sift_corpus {
     size_t entry_feats; /* features of all entries, with repeats: what an update reads */
     uint64_t picks;     /* since the Fenwick tree was rebuilt */
     uint64_t picks_since_update;
-    size_t fen_n;   /* entries in the Fenwick tree: those added later wait for an update */
-    double fen_sum; /* the total weight in it, kept as weights change */
-    double mean_ms; /* mean execution time of the live entries at the last update, plus 1 ms */
-    bool dirty;     /* entries were added since the last update */
+    size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
+    double fen_sum;   /* the total weight in it, kept as weights change */
+    double mean_work; /* mean work of the live entries at the last update */
+    bool dirty;       /* entries were added since the last update */
 };
 
 sift_corpus *sift_corpus_new(void)
@@ -182,18 +184,23 @@ static double fen_prefix(const sift_corpus *c, size_t k)
 
 static double energy(const struct node *nd);
 
-/* Execution times are whole milliseconds (sub-millisecond ones are 0), so that a seeded campaign
- * schedules alike from run to run; 1 ms is added, so that all of a fast target's entries weigh
- * alike and an entry of 1 s weighs what it should against them. */
-static double run_ms(const struct node *nd)
+/* An execution's cost, measured without a clock: the edges it ran, each counted as the fewest
+ * hits its bucket holds (1, 2, 3, 4, 8, 16, 32, 128). It follows the time a target spends in
+ * instrumented code, and unlike a time it is the same on every run, so that a seeded campaign
+ * schedules alike and timing noise never reorders the corpus. */
+static double work_of(const sift_feature_id *features, size_t n)
 {
-    return (double)(nd->e.exec_ns / 1000000) + 1.0;
+    static const double fewest[8] = {1, 2, 3, 4, 8, 16, 32, 128};
+    double work = 1;
+    for (size_t j = 0; j < n; j++)
+        if (features[j] >> 40 == SIFT_DOMAIN_EDGES) work += fewest[features[j] & 7];
+    return work;
 }
 
 static double speed(const sift_corpus *c, const struct node *nd)
 {
-    if (c->mean_ms <= 0) return 1.0;
-    double s = c->mean_ms / run_ms(nd);
+    if (c->mean_work <= 0) return 1.0;
+    double s = c->mean_work / nd->work;
     return s < SPEED_MIN ? SPEED_MIN : s > SPEED_MAX ? SPEED_MAX : s;
 }
 /* Sets the weight of entry I from its base and current energy. */
@@ -289,6 +296,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
               .added_at = now_execs},
         .fids = fids,
         .idx = (uint32_t)c->n,
+        .work = work_of(feats, k),
     };
     memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: checked above */
 
@@ -430,14 +438,14 @@ void sift_corpus_update(sift_corpus *c)
         c->inv[f] = 1.0 / c->feats[f].freq;
     }
     choose_favored(c);
-    double total_ms = 0;
+    double total = 0;
     size_t live = 0;
     for (size_t i = 0; i < c->n; i++) {
         if (c->nodes[i]->e.evicted) continue;
-        total_ms += run_ms(c->nodes[i]);
+        total += c->nodes[i]->work;
         live++;
     }
-    c->mean_ms = live ? total_ms / (double)live : 0;
+    c->mean_work = live ? total / (double)live : 0;
     c->nfavored = c->nactive = 0;
     for (size_t i = 0; i < c->n; i++) {
         struct node *nd = c->nodes[i];
