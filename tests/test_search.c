@@ -20,19 +20,22 @@
 static const struct {
     int guard;
     const char *flags;
+    const char *build; /* compiler flags beyond -DGUARD=N */
 } guards[] = {
-    {1, "-runs=3000000"},                       /* memcmp chain (MemcmpTest) */
-    {2, "-runs=3000000"},                       /* strncmp parts (StrncmpTest) */
-    {3, "-runs=3000000"},                       /* strstr, memmem (StrstrTest) */
-    {4, "-runs=3000000"},                       /* constant first */
-    {5, "-runs=3000000"},                       /* 64-bit constant, negation */
-    {6, "-runs=3000000"},                       /* count of matching bytes */
-    {7, "-runs=10000000"},                      /* byte-swapped fields (SwapCmpTest) */
-    {8, "-use_value_profile=1 -runs=10000000"}, /* llabs(x) < 0 (AbsNegAndConstant64Test) */
-    {9, "-use_value_profile=2 -runs=1000000"},  /* bytes folded into a sum (ThreeBytes) */
-    {10, "-runs=10000000"},                     /* deep recursion (DeepRecursionTest) */
-    {11, "-runs=3000000"},                      /* an allocator that compares (custom alloc) */
-    {12, "-max_len=6 -runs=3000000"},           /* counts, exit() (CounterTest) */
+    {1, "-runs=3000000", NULL},                       /* memcmp chain (MemcmpTest) */
+    {2, "-runs=3000000", NULL},                       /* strncmp parts (StrncmpTest) */
+    {3, "-runs=3000000", NULL},                       /* strstr, memmem (StrstrTest) */
+    {4, "-runs=3000000", NULL},                       /* constant first */
+    {5, "-runs=3000000", NULL},                       /* 64-bit constant, negation */
+    {6, "-runs=3000000", NULL},                       /* count of matching bytes */
+    {7, "-runs=10000000", NULL},                      /* byte-swapped fields (SwapCmpTest) */
+    {8, "-use_value_profile=1 -runs=10000000", NULL}, /* llabs(x) < 0 (AbsNegAndConstant64Test) */
+    {9, "-use_value_profile=2 -runs=1000000", NULL},  /* bytes folded into a sum (ThreeBytes) */
+    /* Deep recursion (DeepRecursionTest): stack depth counts once the build asks for it. */
+    {10, "-runs=10000000",
+     "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp,stack-depth"},
+    {11, "-runs=3000000", NULL},            /* an allocator that compares (custom alloc) */
+    {12, "-max_len=6 -runs=3000000", NULL}, /* counts, exit() (CounterTest) */
 };
 
 static void guarded_bugs_are_found(void **state)
@@ -41,8 +44,9 @@ static void guarded_bugs_are_found(void **state)
     sift_test_proc *proc = malloc(sizeof(*proc));
     assert_non_null(proc);
     for (size_t g = 0; g < sizeof guards / sizeof guards[0]; g++) {
-        char flags[32];
-        snprintf(flags, sizeof flags, "-DGUARD=%d", guards[g].guard);
+        char flags[160];
+        snprintf(flags, sizeof flags, "-DGUARD=%d %s", guards[g].guard,
+                 guards[g].build ? guards[g].build : "");
         assert_int_equal(sift_test_build(dir, "guarded", "tests/fixtures/guarded.c", flags), 0);
         for (int seed = 1; seed <= 3; seed++) {
             /* The limit only turns a hang (a deadlock at start-up, say) into a failure. */
