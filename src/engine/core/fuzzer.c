@@ -483,21 +483,24 @@ int sift_fuzzer_run(sift_fuzzer *f)
                       f->opts->reload);
     size_t last_size = 0;
     uint32_t since = 0;
+    sift_entry *e = NULL; /* the parent of the mutant about to run */
     while (rc == 0 && !out_of_budget(f)) {
         if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
             status_line(f, "RELOAD", NULL);
-        sift_entry *e = sift_corpus_pick(f->corpus, &f->rng);
-        if (!e) break;
-        e->times_chosen++;
         f->mutator.trace[0] = 0;
-        /* Now and then the mutant that just ran, rather than a new one, gets the operands of
-         * its own comparisons: the ring's newest pairs are its, at the places they lie. A
-         * custom mutator makes every mutant itself, as in libFuzzer. */
+        /* Now and then the mutant that just ran (when it filled the ring, see exec.c), rather
+         * than a new one, gets the operands of its own comparisons: the ring's newest pairs
+         * are its, at the places they lie. It keeps its parent. A custom mutator makes every
+         * mutant itself, as in libFuzzer. */
         size_t size = 0;
         if (last_size && !LLVMFuzzerCustomMutator && !sift_rng_below(&f->rng, 8))
             size = sift_mutate_cmp_again(&f->mutator, f->buf, last_size, f->len_limit, since);
         bool again = size != 0;
-        if (!again) size = mutate_one(f, e);
+        if (!again) {
+            if (!(e = sift_corpus_pick(f->corpus, &f->rng))) break;
+            e->times_chosen++;
+            size = mutate_one(f, e);
+        }
         if (f->mutator.cmps) since = f->mutator.cmps->int_next;
         last_size = f->mutator.cmps ? size : 0;
         /* A mutant smaller than its parent may do what a bigger entry does (REDUCE): one run
