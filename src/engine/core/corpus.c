@@ -203,6 +203,16 @@ static double speed(const sift_corpus *c, const struct node *nd)
     double s = c->mean_work / nd->work;
     return s < SPEED_MIN ? SPEED_MIN : s > SPEED_MAX ? SPEED_MAX : s;
 }
+
+/* The weight before energy of ND, whose features' rarities (1 / frequency each) add up to
+ * RARITY: see docs/scheduling.md. A corpus without any feature weighs every entry alike. */
+static double base_of(const sift_corpus *c, const struct node *nd, double rarity, bool favored)
+{
+    double share = c->nfeats ? rarity : 1;
+    if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
+    return share * (favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
+}
+
 /* Sets the weight of entry I from its base and current energy. */
 static void reweigh(sift_corpus *c, size_t i);
 
@@ -238,11 +248,10 @@ static void evict(sift_corpus *c, struct node *nd)
 static void fen_append(sift_corpus *c, struct node *nd)
 {
     if (c->fen_n + 1 != c->n) return; /* the tree waits for an update anyway */
-    double share = c->nfeats ? 0 : 1;
+    double rarity = 0;
     for (size_t j = 0; j < nd->e.nfeatures; j++)
-        share += 1.0 / c->feats[nd->fids[j]].freq;
-    if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
-    nd->base = share * (nd->alone ? FAVORED_BOOST : 1.0) * speed(c, nd);
+        rarity += 1.0 / c->feats[nd->fids[j]].freq;
+    nd->base = base_of(c, nd, rarity, nd->alone > 0);
     nd->e.weight = nd->base * energy(nd);
     size_t i = ++c->fen_n;
     c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
@@ -451,9 +460,8 @@ void sift_corpus_update(sift_corpus *c)
         struct node *nd = c->nodes[i];
         nd->base = 0;
         if (!nd->e.evicted) {
-            double share = c->nfeats ? 0 : 1;
             /* Four sums, so that the additions do not wait on one another: the loop runs over
-             * every feature of every active entry after each new input. */
+             * every feature of every live entry. */
             double part[4] = {0, 0, 0, 0};
             size_t j = 0, n = nd->e.nfeatures;
             for (; j + 4 <= n; j += 4)
@@ -461,9 +469,8 @@ void sift_corpus_update(sift_corpus *c)
                     part[k] += c->inv[nd->fids[j + k]];
             for (; j < n; j++)
                 part[0] += c->inv[nd->fids[j]];
-            share += (part[0] + part[1]) + (part[2] + part[3]);
-            if (n) share /= sqrt((double)n);
-            nd->base = share * (nd->e.favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
+            double rarity = (part[0] + part[1]) + (part[2] + part[3]);
+            nd->base = base_of(c, nd, rarity, nd->e.favored);
             c->nactive++;
             c->nfavored += nd->e.favored;
         }
