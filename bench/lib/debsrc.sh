@@ -74,3 +74,19 @@ debsrc_copy() {
             cp "$f" "$dest/$(printf '%s' "${f#"$src"/}" | tr / _)"
         done
 }
+
+# debsrc_configure NAME CONFIGURE DIR CC CFLAGS ARGS...: runs CONFIGURE, a package's autotools
+# script, in a fresh DIR for compiler CC with ARGS, its output in DIR/build.log. Values off
+# (SIFT_VALUES=0) while configure links its checks: sift-cc -fsanitize=fuzzer-no-link links no
+# runtime for the hooks.
+debsrc_configure() {
+    local name=$1 configure=$2 dir=$3 cc=$4 cflags=$5
+    shift 5
+    rm -rf "$dir" && mkdir -p "$dir"
+    if ! (cd "$dir" && SIFT_VALUES=0 "$configure" CC="$cc" CFLAGS="$cflags" "$@") \
+        >"$dir/build.log" 2>&1; then
+        echo "bench: $name's configure failed with $cc in $dir" >&2
+        tail -n 20 "$dir/build.log" >&2
+        return 1
+    fi
+}

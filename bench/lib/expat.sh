@@ -18,18 +18,10 @@ expat_fetch() { # CACHE: prints the source folder, with expat/configure generate
 }
 
 # expat_configure SRC DIR CC CFLAGS: configures the static library in a fresh DIR for compiler
-# CC (make -C DIR/lib then builds DIR/lib/.libs/libexpat.a). Values off (SIFT_VALUES=0) while
-# configure links its checks: sift-cc -fsanitize=fuzzer-no-link links no runtime for the hooks.
+# CC (make -C DIR/lib then builds DIR/lib/.libs/libexpat.a).
 expat_configure() {
-    local src=$1 dir=$2 cc=$3 cflags=$4
-    rm -rf "$dir" && mkdir -p "$dir"
-    if ! (cd "$dir" && SIFT_VALUES=0 "$src/expat/configure" CC="$cc" CFLAGS="$cflags" \
-        --disable-shared --without-xmlwf --without-examples --without-tests \
-        --without-docbook) >"$dir/configure.log" 2>&1; then
-        echo "bench: expat's configure failed with $cc in $dir" >&2
-        tail -n 20 "$dir/configure.log" >&2
-        return 1
-    fi
+    debsrc_configure expat "$1/expat/configure" "$2" "$3" "$4" --disable-shared --without-xmlwf \
+        --without-examples --without-tests --without-docbook
 }
 
 # expat_fuzzer SRC DIR CC OUT FLAGS...: expat's xml_parse_fuzzer.c for UTF-8, as expat's CMake

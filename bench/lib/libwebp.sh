@@ -9,19 +9,12 @@ libwebp_fetch() { # CACHE: prints the source folder
 
 # libwebp_lib SRC DIR CC CFLAGS: configures libwebp in a fresh DIR for compiler CC (static, no
 # image format libraries, no viewers) and builds the two libraries the decoding fuzzers link:
-# DIR/src/.libs/libwebp.a and DIR/sharpyuv/.libs/libsharpyuv.a. Values off (SIFT_VALUES=0)
-# while configure links its checks: sift-cc -fsanitize=fuzzer-no-link links no runtime for the
-# hooks.
+# DIR/src/.libs/libwebp.a and DIR/sharpyuv/.libs/libsharpyuv.a.
 libwebp_lib() {
-    local src=$1 dir=$2 cc=$3 cflags=$4
-    rm -rf "$dir" && mkdir -p "$dir"
-    if ! (cd "$dir" && SIFT_VALUES=0 "$src/configure" CC="$cc" CFLAGS="$cflags" \
-        --disable-shared --disable-png --disable-jpeg --disable-tiff --disable-gif \
-        --disable-wic --disable-gl --disable-sdl) >"$dir/build.log" 2>&1; then
-        echo "bench: libwebp's configure failed with $cc in $dir" >&2
-        tail -n 20 "$dir/build.log" >&2
+    local src=$1 dir=$2 cc=$3
+    debsrc_configure libwebp "$src/configure" "$dir" "$cc" "$4" --disable-shared --disable-png \
+        --disable-jpeg --disable-tiff --disable-gif --disable-wic --disable-gl --disable-sdl ||
         return 1
-    fi
     if ! { make -C "$dir/sharpyuv" -j2 && make -C "$dir/src" -j2; } >>"$dir/build.log" 2>&1; then
         echo "bench: libwebp's make failed with $cc in $dir" >&2
         tail -n 20 "$dir/build.log" >&2
