@@ -157,7 +157,7 @@ run(Target, Seeds, Dict, Opts) ->
     sift_cov:release(Probe),
     %% One slot per worker: the total is their sum, and a slot that stops moving is a hang.
     Execs = counters:new(Workers, [write_concurrency]),
-    Runs = maps:get(runs, Opts, infinity),
+    Budget = budget(maps:get(runs, Opts, infinity)),
     Parent = self(),
     Ref = make_ref(),
     status(Opts, "INFO: Seed: ~b~nINFO: ~b workers, ~b seed inputs~n", [Seed, Workers, length(Seeds)]),
@@ -166,7 +166,7 @@ run(Target, Seeds, Dict, Opts) ->
                                worker(#{target => Target, snap => Snap, execs => Execs,
                                         slot => K + 1, parent => Parent, ref => Ref, peers => Peers,
                                         seed => Seed + K, dict => Dict,
-                                        budget => share(Runs, Workers, K), opts => Opts},
+                                        budget => Budget, opts => Opts},
                                       Seeds)
                        end) || K <- lists:seq(0, Workers - 1)],
     [P ! {Ref, peers, Pids} || P <- Pids],
@@ -207,9 +207,18 @@ hung(#{pids := Pids, slots := Slots, execs := Execs, seen := Seen0, opts := #{ti
             {ok, St#{seen := Seen}}
     end.
 
-%% Worker K's part of a run budget.
-share(infinity, _, _) -> infinity;
-share(Runs, Workers, K) -> Runs div Workers + (case K < Runs rem Workers of true -> 1; false -> 0 end).
+%% The run budget, which the workers draw from one execution at a time, so that none of them
+%% stops while another still has runs left: {Runs, an atomic count of those taken}.
+budget(infinity) -> infinity;
+budget(Runs) -> {Runs, atomics:new(1, [])}.
+
+%% Takes one run of the budget: false when it is spent.
+take(infinity) -> true;
+take({Runs, Taken}) -> atomics:add_get(Taken, 1, 1) =< Runs.
+
+%% A seed input runs whatever the budget, and counts against it.
+spend(#{budget := infinity}) -> ok;
+spend(#{budget := {_, Taken}}) -> atomics:add(Taken, 1, 1).
 
 collect(#{pids := []} = St) ->
     finish(St);
@@ -333,10 +342,10 @@ worker(#{opts := Opts, seed := Seed, dict := Dict} = W, Seeds) ->
         {Name, Text} -> ok = sift_cov:fuzzer_dict(Fz, Name, Text)
     end,
     St = W#{ctx => Ctx, fz => Fz},
-    lists:foreach(fun(S) -> one(St, S) end, Seeds),
+    lists:foreach(fun(S) -> spend(St), one(St, S) end, Seeds),
     %% A corpus that has nothing yet starts from the empty input, as libFuzzer's does.
     case sift_cov:fuzzer_stats(Fz) of
-        {0, _, _, _, _} -> one(St, <<>>), sift_cov:fuzzer_add(Fz, <<>>, <<>>);
+        {0, _, _, _, _} -> spend(St), one(St, <<>>), sift_cov:fuzzer_add(Fz, <<>>, <<>>);
         _ -> ok
     end,
     MaxLen = maps:get(max_len, Opts),
@@ -344,26 +353,30 @@ worker(#{opts := Opts, seed := Seed, dict := Dict} = W, Seeds) ->
                 true -> min(MaxLen, lists:max([?FIRST_LIMIT | [byte_size(S) || S <- Seeds]]));
                 false -> MaxLen
             end,
-    loop(St#{limit => Limit}, 0, 0).
+    loop(St#{limit => Limit}, 0).
 
 %% Length control, as libFuzzer's: inputs start short, and the limit doubles (up to max_len)
 %% each time the worker has gone a while without keeping anything, the while growing with the
 %% limit's logarithm.
-loop(#{budget := Max, parent := P, ref := Ref}, I, _) when I >= Max ->
-    P ! {Ref, done, self()};
-loop(#{limit := Limit, opts := #{max_len := MaxLen}} = St, I, Quiet) when Limit < MaxLen ->
-    case Quiet >= ?LEN_CONTROL * length(integer_to_list(Limit, 2)) of
-        true -> step(St#{limit := min(MaxLen, 2 * Limit)}, I, 0);
-        false -> step(St, I, Quiet)
-    end;
-loop(St, I, Quiet) ->
-    step(St, I, Quiet).
+loop(#{budget := Budget, parent := P, ref := Ref} = St, Quiet) ->
+    case take(Budget) of
+        true -> step(grow(St, Quiet));
+        false -> P ! {Ref, done, self()}
+    end.
 
-step(#{fz := Fz, ctx := Ctx, limit := Limit} = St, I, Quiet) ->
+grow(#{limit := Limit, opts := #{max_len := MaxLen}} = St, Quiet) when Limit < MaxLen ->
+    case Quiet >= ?LEN_CONTROL * length(integer_to_list(Limit, 2)) of
+        true -> {St#{limit := min(MaxLen, 2 * Limit)}, 0};
+        false -> {St, Quiet}
+    end;
+grow(St, Quiet) ->
+    {St, Quiet}.
+
+step({#{fz := Fz, ctx := Ctx, limit := Limit} = St, Quiet}) ->
     peers(St),
     case one(St, sift_cov:fuzzer_next(Fz, Ctx, Limit)) of
-        kept -> loop(St, I + 1, 0);
-        ok -> loop(St, I + 1, Quiet + 1)
+        kept -> loop(St, 0);
+        ok -> loop(St, Quiet + 1)
     end.
 
 %% Runs Input and keeps it when it reached anything new; a crash ends the worker.
