@@ -1,7 +1,7 @@
 /* Operators that bring in bytes from elsewhere: another corpus input (crossover), the user's
  * dictionary, and the operands of recent comparisons (input-to-state replacement). */
-#define _GNU_SOURCE
 #include "engine/core/mutate_ops.h"
+#include "rt/memfind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,10 +30,10 @@ static size_t place(sift_mutator *m, uint8_t *d, size_t size, size_t max, const 
 static size_t find(const uint8_t *d, size_t size, const void *needle, size_t n, size_t start)
 {
     if (!n || n > size) return NOT_FOUND;
-    const uint8_t *hit = memmem(d + start, size - start, needle, n);
+    const uint8_t *hit = sift_memfind(d + start, size - start, needle, n);
     if (!hit) {
         size_t end = start + n - 1 < size ? start + n - 1 : size;
-        hit = memmem(d, end, needle, n);
+        hit = sift_memfind(d, end, needle, n);
     }
     return hit ? (size_t)(hit - d) : NOT_FOUND;
 }
@@ -104,7 +104,8 @@ static bool fits(uint64_t v, size_t n, size_t w)
 /* First whole-number occurrence of the text S (N bytes): "5" inside "150" is another value. */
 static size_t find_number(const uint8_t *d, size_t size, const char *s, size_t n)
 {
-    for (const uint8_t *p = d; (p = memmem(p, (size_t)(d + size - p), s, n)); p++) {
+    for (const uint8_t *p = d; (p = sift_memfind(p, (size_t)(d + size - p), (const uint8_t *)s, n));
+         p++) {
         size_t pos = (size_t)(p - d);
         bool before = pos > 0 && sift_mut_is_digit(d[pos - 1]);
         bool after = pos + n < size && sift_mut_is_digit(d[pos + n]);

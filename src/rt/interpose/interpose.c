@@ -9,6 +9,8 @@
  * pointer on every call and fails in static links, then hands the operands to the hook, which
  * records them only while the engine is tracing. */
 #define _GNU_SOURCE
+#include "rt/memfind.h"
+
 #include <ctype.h>
 #include <sanitizer/common_interface_defs.h>
 #include <stdbool.h>
@@ -41,27 +43,6 @@ static int compare_str(const unsigned char *a, const unsigned char *b, size_t n,
         if (x != y || x == 0) return x - y;
     }
     return 0;
-}
-
-/* Rabin-Karp with a rolling hash modulo 2^64: linear in practice, where a naive search would
- * let a fuzzed haystack make the target quadratic and report a false timeout. */
-static const unsigned char *find(const unsigned char *hay, size_t hay_len,
-                                 const unsigned char *needle, size_t needle_len)
-{
-    if (needle_len == 0) return hay;
-    if (hay_len < needle_len) return NULL;
-    const uint64_t base = 0x100000001b3ull;
-    uint64_t want = 0, have = 0, top = 1;
-    for (size_t i = 0; i < needle_len; i++) {
-        want = want * base + needle[i];
-        have = have * base + hay[i];
-        if (i > 0) top *= base;
-    }
-    for (size_t i = 0;; i++) {
-        if (have == want && compare_mem(hay + i, needle, needle_len) == 0) return hay + i;
-        if (i + needle_len == hay_len) return NULL;
-        have = (have - hay[i] * top) * base + hay[i + needle_len];
-    }
 }
 
 int memcmp(const void *s1, const void *s2, size_t n)
@@ -109,15 +90,15 @@ int strncasecmp(const char *s1, const char *s2, size_t n)
 
 char *strstr(const char *hay, const char *needle)
 {
-    char *r = (char *)find((const unsigned char *)hay, strlen(hay), (const unsigned char *)needle,
-                           strlen(needle));
+    char *r = (char *)sift_memfind((const uint8_t *)hay, strlen(hay), (const uint8_t *)needle,
+                                   strlen(needle));
     __sanitizer_weak_hook_strstr(CALLER_PC(), hay, needle, r);
     return r;
 }
 
 void *memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)
 {
-    void *r = (void *)find(hay, hay_len, needle, needle_len);
+    void *r = (void *)sift_memfind(hay, hay_len, needle, needle_len);
     __sanitizer_weak_hook_memmem(CALLER_PC(), hay, hay_len, needle, needle_len, r);
     return r;
 }
