@@ -58,7 +58,8 @@ static int build_harnesses(void **state)
         sift_test_build(dir, "custom", "tests/fixtures/custom.c", "") ||
         sift_test_build(dir, "calc", "examples/calc.c", "") ||
         sift_test_build(dir, "tlv", "examples/tlv.c", "") ||
-        sift_test_build(dir, "length", "tests/fixtures/length.c", ""))
+        sift_test_build(dir, "length", "tests/fixtures/length.c", "") ||
+        sift_test_build(dir, "slow", "tests/fixtures/slow.c", ""))
         return -1;
     return 0;
 }
@@ -80,6 +81,23 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
     assert_int_equal(rc, 0);
     assert_null(strstr(proc.err, "Slowest unit"));
     assert_int_equal(entries("a", "slow-unit-*"), 0);
+}
+
+/* A mutant that reaches something new but runs a hundred times the mean execution (and over
+ * 10 ms) is not kept, and the final stats count it; a fast find beside it is kept. The first
+ * slow mutant comes while every execution before it took microseconds. */
+static void slow_finds_are_not_kept(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf a >c/a && ./slow -seed=1 -runs=1000 "
+                          "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
+                          "; for f in c/*; do head -c1 $f; echo; done | grep -c y");
+    assert_int_equal(rc, 0);
+    char *end;
+    unsigned long slow = strtoul(proc.out, &end, 10);
+    assert_true(end != proc.out && slow >= 1);
+    unsigned long fast_kept = strtoul(end, &end, 10);
+    assert_true(fast_kept >= 1);
 }
 
 static void finds_the_magic_bug_from_nothing(void **state)
@@ -575,6 +593,7 @@ int main(void)
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
+        cmocka_unit_test(slow_finds_are_not_kept),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -91,7 +91,8 @@ static void final_stats_are_libfuzzers_stat_lines(void **state)
                               "stat::average_exec_per_sec:     2048\n"
                               "stat::new_units_added:          4\n"
                               "stat::slowest_unit_time_sec:    3\n"
-                              "stat::peak_rss_mb:              31\n");
+                              "stat::peak_rss_mb:              31\n"
+                              "stat::slow_finds_not_kept:      0\n");
 }
 
 static void json_holds_every_figure_and_the_workers(void **state)

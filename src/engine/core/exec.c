@@ -137,6 +137,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     uint64_t dt = end - t0;
     if (owned) free(copy);
     f->stats.execs += counted;
+    if (counted) f->stats.run_ns += dt;
     if (dt > f->stats.slowest_ns) f->stats.slowest_ns = dt;
     f->exec.last_ns = dt;
     return dt;

@@ -189,6 +189,43 @@ static bool take_new(sift_fuzzer *f, const uint8_t *data, size_t size, uint64_t 
     return admit(f, data, size, ns, save, how) != NULL;
 }
 
+/* A mutant that takes this many times the campaign's mean execution, and at least SLOW_MIN_NS,
+ * on each of two runs, is not kept, whatever it reached: AFL++ keeps no input beyond the
+ * timeout it calibrates from its seeds. Such inputs (an image scaled to gigapixels from options
+ * in its bytes) are rare among mutants, but a corpus that keeps them runs them and their
+ * mutants for most of its time. Two runs, so that a process preempted once drops nothing. */
+#define SLOW_FACTOR 100
+#define SLOW_MIN_NS (10 * SIFT_MS_NS)
+
+/* The mean execution so far: taken before a mutant runs, so that its own run does not count. */
+static uint64_t mean_run_ns(const sift_fuzzer *f)
+{
+    return f->stats.execs ? f->stats.run_ns / f->stats.execs : 0;
+}
+
+static bool too_slow(uint64_t ns, uint64_t mean)
+{
+    return ns >= SLOW_MIN_NS && ns / SLOW_FACTOR >= mean;
+}
+
+/* After a run of the mutant DATA (NS long, against a MEAN before it) that reached something
+ * new; FEATURES_RUN when that run did not collect its features. Takes it into the corpus unless
+ * it is too slow. */
+static bool take_mutant(sift_fuzzer *f, const uint8_t *data, size_t size, uint64_t ns,
+                        uint64_t mean, bool features_run)
+{
+    bool slow = too_slow(ns, mean);
+    if (features_run || slow) {
+        uint64_t again = sift_exec_features(f, data, size, true);
+        if (slow && too_slow(again, mean)) {
+            f->stats.slow_finds++;
+            return false;
+        }
+        ns = again;
+    }
+    return take_new(f, data, size, ns, true, "NEW");
+}
+
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
 {
     sift_novelty novelty = sift_fuzzer_execute(f, data, size);
@@ -198,12 +235,20 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
     return take_new(f, data, size, ns, save, how);
 }
 
+bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
+{
+    uint64_t mean = mean_run_ns(f);
+    sift_novelty novelty = sift_fuzzer_execute(f, data, size);
+    report_slow_unit(f, data, size);
+    return novelty != SIFT_NOTHING && take_mutant(f, data, size, f->exec.last_ns, mean, true);
+}
+
 bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    uint64_t ns;
+    uint64_t ns, mean = mean_run_ns(f);
     sift_novelty novelty = sift_exec_judge_features(f, data, size, &ns);
     report_slow_unit(f, data, size);
-    if (novelty != SIFT_NOTHING) return take_new(f, data, size, ns, true, "NEW");
+    if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, false);
     sift_entry *tops[16];
     size_t ntops = sizeof tops / sizeof(sift_entry *);
     const sift_features *features = &f->exec.features;
@@ -240,6 +285,7 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         .found_any = f->stats.new_units > 0,
         .since_new_ns = now - f->stats.last_new_ns,
         .slowest_ns = f->stats.slowest_ns,
+        .slow_finds = f->stats.slow_finds,
         .rss_mb = sift_fault_rss_mb(),
         .seed = f->opts->seed,
     };
@@ -508,7 +554,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         bool reduce =
             !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
         bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
-                            : sift_fuzzer_try(f, f->buf, size, true, "NEW");
+                            : sift_fuzzer_try_mutant(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);

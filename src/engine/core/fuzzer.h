@@ -22,6 +22,8 @@ typedef struct {
     uint64_t start_ns, last_new_ns;
     uint64_t slowest_ns;
     uint64_t slow_unit_s; /* the time of the last slow-unit artifact, whole seconds */
+    uint64_t run_ns;      /* all counted executions together: their mean is the norm of speed */
+    uint64_t slow_finds;  /* mutants that reached something new but were too slow to keep */
 } sift_stats;
 
 typedef struct sift_fuzzer sift_fuzzer;
@@ -72,8 +74,14 @@ void sift_fuzzer_free(sift_fuzzer *f);
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)
     SIFT_FRAME(sift_fuzzer_try);
 
+/* Executes DATA, a mutant, as sift_fuzzer_try does (saved, reported as NEW), but keeps no input
+ * that runs a hundred times the campaign's mean execution (and 10 ms) twice in a row; what it
+ * reached still counts as seen. Returns whether it was added. */
+bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
+    SIFT_FRAME(sift_fuzzer_try_mutant);
+
 /* Executes DATA, a mutant smaller than its parent, once: takes it into the corpus when it
- * adds coverage (as sift_fuzzer_try, saved), or else when it is the cheapest input (size, then
+ * adds coverage (as sift_fuzzer_try_mutant), or else when it is the cheapest input (size, then
  * time) having one of its features, as libFuzzer keeps the smallest input per feature (REDUCE);
  * entries left without any such feature are evicted and their files removed. Returns whether it
  * took DATA. */

@@ -39,6 +39,7 @@ typedef struct {
     bool found_any;          /* whether anything new was found yet */
     uint64_t since_new_ns;   /* since the last find */
     uint64_t slowest_ns;     /* the slowest execution */
+    uint64_t slow_finds;     /* mutants that reached something new, too slow to keep */
     uint64_t persist_lag_ns; /* longest from a worker's find to its files being in place */
     size_t rss_mb;           /* peak resident memory */
     long long seed;
