@@ -89,9 +89,10 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
 static void slow_finds_are_not_kept(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf a >c/a && ./slow -seed=1 -runs=1000 "
-                          "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
-                          "; for f in c/*; do head -c1 $f; echo; done | grep -c y");
+    int rc =
+        SIFT_TEST_SH("rm -rf c && mkdir c && printf a >c/a && ./slow -seed=1 -runs=1000 "
+                     "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
+                     "; for f in c/*; do head -c1 $f; echo; done | grep -c y");
     assert_int_equal(rc, 0);
     char *end;
     unsigned long slow = strtoul(proc.out, &end, 10);
@@ -163,6 +164,25 @@ static void smaller_inputs_replace_larger_ones(void **state)
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.out, "REDUCE cov: "));
     assert_non_null(strstr(proc.out, " L: "));
+}
+
+/* A campaign that reduced leaves a corpus folder that reaches all it reached: each
+ * replacement written, and only what it replaced removed. */
+static void the_corpus_folder_reaches_what_the_campaign_reached(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH(
+        "for seed in 3 4 5 6 7; do rm -rf c && mkdir c && "
+        "./tlv -seed=$seed -runs=60000 c 2>run.txt; grep -q REDUCE run.txt && break; done && "
+        "grep -q REDUCE run.txt && grep -o 'DONE   cov: [0-9]* ft: [0-9]*' run.txt | cut -c8- && "
+        "./tlv -runs=0 c 2>&1 | grep -o 'INITED cov: [0-9]* ft: [0-9]*' | cut -c8-");
+    assert_int_equal(rc, 0);
+    char *second = strchr(proc.out, '\n');
+    assert_non_null(second);
+    *second++ = 0;
+    second[strcspn(second, "\n")] = 0;
+    assert_non_null(strstr(proc.out, "cov: "));
+    assert_string_equal(second, proc.out);
 }
 
 static void same_seed_same_campaign(void **state)
@@ -576,6 +596,7 @@ int main(void)
         cmocka_unit_test(runs_limit_and_stats),
         cmocka_unit_test(any_number_of_input_files_run),
         cmocka_unit_test(smaller_inputs_replace_larger_ones),
+        cmocka_unit_test(the_corpus_folder_reaches_what_the_campaign_reached),
         cmocka_unit_test(same_seed_same_campaign),
         cmocka_unit_test(timeouts_ooms_and_signals_leave_artifacts),
         cmocka_unit_test(silenced_target_still_reports_its_crash),

@@ -113,21 +113,10 @@ void sift_fuzzer_free(sift_fuzzer *f)
     if (sift_active_fuzzer == f) sift_active_fuzzer = NULL;
     sift_snapshot_free(f->snap);
     sift_corpus_free(f->corpus);
+    sift_corpus_dir_free(&f->dir);
     sift_dict_free(&f->dict);
     free(f->buf);
     sift_exec_free(f);
-}
-
-static void save_input(sift_fuzzer *f, const sift_entry *e)
-{
-    char path[4096];
-    /* No fsync: a disk flush per new input was most of the time of campaigns that find often,
-     * and an input lost to a machine crash is found again. */
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", f->out_dir, e->name) >= sizeof path ||
-        sift_write_whole(path, e->data, e->size, false) != 0) {
-        fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
 }
 
 /* Whole milliseconds only: the scheduler must not see timing noise, or the same -seed would pick
@@ -148,7 +137,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n, whole_ms(ns),
                                     name, f->stats.execs);
     if (!e) return NULL;
-    if (save && f->out_dir) save_input(f, e);
+    if (save) sift_corpus_dir_save(&f->dir, e);
     /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
     if (f->opts->exit_on_item && strcmp(f->opts->exit_on_item, name) == 0) {
         fprintf(stderr, "INFO: found item with checksum '%s', exiting.\n", name);
@@ -249,21 +238,16 @@ bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
     sift_novelty novelty = sift_exec_judge_features(f, data, size, &ns);
     report_slow_unit(f, data, size);
     if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, false);
-    sift_entry *tops[16];
+    sift_entry *tops[16], *e;
     size_t ntops = sizeof tops / sizeof(sift_entry *);
     const sift_features *features = &f->exec.features;
     if (!sift_corpus_outranks(f->corpus, features->ids, features->n, size, whole_ms(ns), tops,
                               &ntops) ||
-        !admit(f, data, size, ns, true, "REDUCE"))
+        !(e = admit(f, data, size, ns, false, "REDUCE")))
         return false;
     /* An entry left without any top rating is evicted: its file in the output corpus goes too,
      * as libFuzzer's does. */
-    for (size_t i = 0; i < ntops && f->out_dir; i++) {
-        char path[4096];
-        if (tops[i]->evicted &&
-            (size_t)snprintf(path, sizeof path, "%s/%s", f->out_dir, tops[i]->name) < sizeof path)
-            unlink(path);
-    }
+    sift_corpus_dir_replace(&f->dir, e, tops, ntops, f->exec.end_ns);
     return true;
 }
 
@@ -350,7 +334,7 @@ static int load_seeds(sift_fuzzer *f)
     if (paths.skipped)
         fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
                 paths.skipped, paths.skipped > 1 ? "first: " : "", paths.first_skip);
-    f->out_dir = o->ninputs ? o->inputs[0] : NULL;
+    f->dir.path = o->ninputs ? o->inputs[0] : NULL;
     size_t read_max = sift_seed_read_max(o->max_len);
     sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
     size_t nseeds = 0, largest = 0, total = 0, failed = 0, cut = 0;
@@ -525,7 +509,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
     uint64_t next_pulse = 1, next_stats_ns = sift_now_ns() + SIFT_SECOND_NS;
     if (f->opts->stats_file && write_stats(f) != 0) rc = 1;
     sift_reload reload;
-    sift_reload_start(&reload, f->opts->reload > 0 && !f->hooks.seed ? f->out_dir : NULL,
+    sift_reload_start(&reload, f->opts->reload > 0 && !f->hooks.seed ? f->dir.path : NULL,
                       f->opts->reload);
     size_t last_size = 0;
     uint32_t since = 0;
@@ -560,6 +544,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);
         }
         if (f->hooks.tick) f->hooks.tick(f->hooks.ctx, f);
+        sift_corpus_dir_tick(&f->dir, f->exec.end_ns);
         update_len_limit(f);
         if (f->stats.execs >= next_pulse) {
             if (next_pulse >= 1024 && f->opts->verbosity) status_line(f, "pulse", NULL);
@@ -575,6 +560,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
         }
     }
     sift_reload_free(&reload);
+    sift_corpus_dir_tick(&f->dir, UINT64_MAX);
     status_line(f, "DONE", NULL);
     if (view) {
         /* SIGINT's handler wrote its line below the view. */

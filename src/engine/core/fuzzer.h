@@ -3,6 +3,7 @@
 #define SIFT_FUZZER_H
 
 #include "engine/core/corpus.h"
+#include "engine/core/corpus_dir.h"
 #include "engine/core/dict.h"
 #include "engine/contain/fault.h"
 #include "engine/core/mutate.h"
@@ -54,7 +55,7 @@ struct sift_fuzzer {
     size_t max_len;             /* -max_len, or chosen from the corpus */
     size_t len_limit;           /* the current length limit under -len_control */
     uint64_t quiet_since_execs; /* last new input or length limit change */
-    const char *out_dir;        /* first corpus folder: where new inputs are saved; NULL for none */
+    sift_corpus_dir dir;        /* the first corpus folder, where new inputs are saved */
     uint8_t *buf;               /* mutation buffer of max_len bytes */
     sift_exec exec;
     sift_fuzzer_hooks hooks;
@@ -83,8 +84,8 @@ bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
 /* Executes DATA, a mutant smaller than its parent, once: takes it into the corpus when it
  * adds coverage (as sift_fuzzer_try_mutant), or else when it is the cheapest input (size, then
  * time) having one of its features, as libFuzzer keeps the smallest input per feature (REDUCE);
- * entries left without any such feature are evicted and their files removed. Returns whether it
- * took DATA. */
+ * entries left without any such feature are evicted and their files removed (at the corpus
+ * folder's next flush, corpus_dir.h). Returns whether it took DATA. */
 bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
     SIFT_FRAME(sift_fuzzer_try_smaller);
 

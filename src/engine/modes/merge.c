@@ -202,7 +202,7 @@ int sift_merge(sift_fuzzer *f)
         fprintf(stderr, "sift: -merge=1 needs at least two corpus folders (into, from...)\n");
         return 1;
     }
-    f->out_dir = o->inputs[0];
+    f->dir.path = o->inputs[0];
     size_t n = 0, nold = 0;
     sized_path *fresh = list_sorted(o->inputs + 1, o->ninputs - 1, &n);
     sized_path *inputs = list_sorted(o->inputs, 1, &nold);
