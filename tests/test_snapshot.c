@@ -215,9 +215,9 @@ static void check_and_list_matches_export(void **state)
     sift_hit(&f->cmp, 9);
     sift_hit(&f->cmp, 9);
     sift_novelty n = SIFT_NOTHING;
-    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
-                                                  list_entry, &from_pass),
-                     SIFT_OK);
+    assert_int_equal(
+        sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, list_entry, &from_pass),
+        SIFT_OK);
     assert_int_equal(n, SIFT_NEW_EDGE);
     assert_int_equal(from_pass.n, 3);
     assert_memory_equal(&from_pass, &from_export, sizeof from_pass);
@@ -225,21 +225,66 @@ static void check_and_list_matches_export(void **state)
     assert_int_equal(query(f), SIFT_NOTHING);
     f->compiled[700] = 40;
     from_pass.n = 0;
-    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
-                                                  list_entry, &from_pass),
-                     SIFT_OK);
+    assert_int_equal(
+        sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, list_entry, &from_pass),
+        SIFT_OK);
     assert_int_equal(n, SIFT_NOTHING);
     assert_int_equal(from_pass.n, 1);
     assert_int_equal(from_pass.index[0], 700);
     /* A higher bucket of a known counter is a new count. */
     f->compiled[700] = 200;
-    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n,
-                                                  list_entry, &from_pass),
-                     SIFT_OK);
+    assert_int_equal(
+        sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, list_entry, &from_pass),
+        SIFT_OK);
     assert_int_equal(n, SIFT_NEW_COUNT);
-    assert_int_equal(sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, NULL,
-                                                  NULL),
-                     SIFT_EINVAL);
+    assert_int_equal(
+        sift_snapshot_check_and_list(f->snap, f->map, SIFT_DOMAINS_ALL, &n, NULL, NULL),
+        SIFT_EINVAL);
+}
+
+/* The bucket bits each counter was listed with, by index: 0 for none. */
+static void mark_entry(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
+{
+    uint8_t *marks = ctx;
+    assert_int_equal(domain, SIFT_DOMAIN_EDGES);
+    assert_true(index < 1000);
+    assert_int_equal(marks[index], 0);
+    marks[index] = buckets;
+}
+
+static void set_counters(fixture *f)
+{
+    /* Lone counters at the ends of words and lines, a full line, the short last line. */
+    static const size_t lone[] = {0, 7, 8, 63, 200, 255, 960, 967, 968, 999};
+    for (size_t i = 0; i < sizeof lone / sizeof lone[0]; i++)
+        f->compiled[lone[i]] = (uint8_t)(3 * i + 1);
+    for (size_t i = 64; i < 128; i++)
+        f->compiled[i] = (uint8_t)i;
+}
+
+/* Every counter that ran is listed once, with what an export says of it, wherever it lies in
+ * its line, and every counter is reset. */
+static void check_and_list_lists_every_position(void **state)
+{
+    fixture *f = *state;
+    uint8_t from_export[1000] = {0}, from_pass[1000] = {0}, buf[4096];
+    size_t len;
+    unsigned edges = SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES);
+    set_counters(f);
+    assert_int_equal(sift_covmap_export(f->map, edges, buf, sizeof buf, &len), SIFT_OK);
+    assert_int_equal(sift_export_foreach(buf, len, mark_entry, from_export), SIFT_OK);
+    set_counters(f);
+    sift_novelty n = SIFT_NOTHING;
+    assert_int_equal(
+        sift_snapshot_check_and_list(f->snap, f->map, edges, &n, mark_entry, from_pass), SIFT_OK);
+    assert_int_equal(n, SIFT_NEW_EDGE);
+    assert_memory_equal(from_pass, from_export, sizeof from_pass);
+    size_t listed_count = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        listed_count += from_pass[i] != 0;
+        assert_int_equal(f->compiled[i], 0);
+    }
+    assert_int_equal(listed_count, 10 + 64);
 }
 
 static void shapes_must_match(void **state)
@@ -388,6 +433,7 @@ int main(void)
         cmocka_unit_test(every_position_of_a_long_map),
         cmocka_unit_test_setup_teardown(export_import_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(check_and_list_matches_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(check_and_list_lists_every_position, setup, teardown),
         cmocka_unit_test_setup_teardown(shapes_must_match, setup, teardown),
         cmocka_unit_test_setup_teardown(shared_memory_claims_once, setup, teardown),
         cmocka_unit_test(function_index_judges_like_a_full_scan),
