@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -292,9 +293,17 @@ static void out_of_memory_header(sift_report *o)
     sift_report_str(o, "ERROR: libFuzzer: out-of-memory (");
 }
 
+/* What the watcher starts from: its fault, and the semaphore its starter waits on. */
+typedef struct {
+    sift_fault *fault;
+    sem_t started;
+} watcher_start;
+
 static void *watch_rss(void *arg)
 {
-    sift_fault *f = arg;
+    watcher_start *start = arg;
+    sift_fault *f = start->fault;
+    sem_post(&start->started); /* START is gone once the starter wakes */
     size_t limit = (size_t)f->opts->rss_limit_mb;
     for (;;) {
         sleep(1);
@@ -406,20 +415,31 @@ static int install_timer(long long timeout)
     return setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* Returns once the watcher runs its own code. A new thread's start-up in the sanitizers'
+ * runtime allocates, and a target that forks while it does leaves its child an allocator lock
+ * that no thread of the child holds: the child then hangs in LeakSanitizer's check at exit
+ * (LLVM 14 takes no allocator lock around fork). The watcher itself never allocates. */
 static int start_rss_watcher(sift_fault *f)
 {
+    watcher_start start = {.fault = f};
+    if (sem_init(&start.started, 0, 0) != 0) return -1;
     /* Process-directed signals (the alarm, interrupts) must reach the fuzzing thread. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t thread;
-    int rc = pthread_create(&thread, NULL, watch_rss, f);
+    int rc = pthread_create(&thread, NULL, watch_rss, &start);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        while (sem_wait(&start.started) != 0 && errno == EINTR) {
+        }
+        pthread_detach(thread);
+    }
+    sem_destroy(&start.started);
     if (rc) {
         errno = rc;
         return -1;
     }
-    pthread_detach(thread);
     return 0;
 }
 
