@@ -28,6 +28,14 @@ static bool has(const char *dir, const char *name)
     return sift_test_count_entries(dir, NULL, name) == 1;
 }
 
+/* SMALL is kept at NOW in place of OLD, which that leaves without a top rating. */
+static void replace_evicting(sift_corpus_dir *d, sift_entry *old, sift_entry *small,
+                             uint64_t now_ns)
+{
+    old->evicted = true;
+    sift_corpus_dir_replace(d, small, &old, 1, now_ns);
+}
+
 static void a_new_input_is_written_at_once(void **state)
 {
     const char *dir = *state;
@@ -70,13 +78,9 @@ static void a_replacement_replaced_before_the_flush_never_reaches_disk(void **st
     sift_entry first = entry("first", "0123456789"), second = entry("second", "01234"),
                third = entry("third", "01");
     sift_corpus_dir_save(&d, &first);
-    first.evicted = true;
-    sift_entry *gone1[] = {&first};
-    sift_corpus_dir_replace(&d, &second, gone1, 1, SECOND);
-    second.evicted = true;
-    sift_entry *gone2[] = {&second};
+    replace_evicting(&d, &first, &second, SECOND);
     /* The second replacement does not put the flush off: it is due a second after the first. */
-    sift_corpus_dir_replace(&d, &third, gone2, 1, SECOND + SECOND / 2);
+    replace_evicting(&d, &second, &third, SECOND + SECOND / 2);
     sift_corpus_dir_tick(&d, 2 * SECOND);
     assert_string_equal(sift_test_read(dir, "third"), "01");
     assert_int_equal(sift_test_count_entries(dir, NULL, "*"), 1);
@@ -89,9 +93,7 @@ static void the_last_flush_writes_what_is_pending_at_once(void **state)
     sift_corpus_dir d = {.path = dir};
     sift_entry old = entry("old", "longer"), small = entry("small", "short");
     sift_corpus_dir_save(&d, &old);
-    old.evicted = true;
-    sift_entry *gone[] = {&old};
-    sift_corpus_dir_replace(&d, &small, gone, 1, 3 * SECOND);
+    replace_evicting(&d, &old, &small, 3 * SECOND);
     sift_corpus_dir_tick(&d, UINT64_MAX);
     assert_true(has(dir, "small"));
     assert_false(has(dir, "old"));
@@ -104,9 +106,7 @@ static void without_a_folder_nothing_is_written(void **state)
     sift_corpus_dir d = {0};
     sift_entry a = entry("a", "x"), b = entry("b", "y");
     sift_corpus_dir_save(&d, &a);
-    a.evicted = true;
-    sift_entry *gone[] = {&a};
-    sift_corpus_dir_replace(&d, &b, gone, 1, 0);
+    replace_evicting(&d, &a, &b, 0);
     sift_corpus_dir_tick(&d, UINT64_MAX);
     assert_int_equal(d.npending, 0);
     assert_int_equal(sift_test_count_entries(dir, NULL, "*"), 0);

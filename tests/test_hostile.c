@@ -101,8 +101,8 @@ static void crash_in_a_forked_child_fails_the_campaign(void **state)
 
 /* A target that forks on its first input, while the fuzzer's memory watcher thread may still
  * be starting, leaves its child nothing that hangs it at exit: under ASan the child's leak check
- * waited for ever on an allocator lock that the starting thread held at the fork (1 start in
- * 40 here, before). Each start is killed after a minute, far beyond what one takes. */
+ * waited for ever on an allocator lock that the starting thread held at the fork (8 starts of
+ * 300 here, before). Each start is killed after a minute, far beyond what one takes. */
 static void a_child_forked_at_start_up_exits(void **state)
 {
     (void)state;
