@@ -72,7 +72,9 @@ static void add_copies_sorts_and_refuses_duplicates(void **state)
     data[0] = 7;
     assert_int_equal(e->data[0], 1);
     assert_int_equal(e->nfeatures, 3);
-    assert_true(e->features[0] == 3 && e->features[1] == 5 && e->features[2] == 9);
+    const sift_feature_id *listed = sift_corpus_entry_features(c, e);
+    assert_non_null(listed);
+    assert_true(listed[0] == 3 && listed[1] == 5 && listed[2] == 9);
     assert_int_equal(e->added_at, 42);
     assert_string_equal(e->name, "aa");
     assert_null(sift_corpus_add(c, data, 3, f, 5, 100, "aa", 43));
@@ -398,8 +400,9 @@ static void many_random_entries(void **state)
         assert_true(!e->favored || !e->evicted);
         /* An evicted entry holds nothing any more. */
         assert_true(!e->evicted || (!e->data && !e->nfeatures));
+        const sift_feature_id *features = sift_corpus_entry_features(c, e);
         for (size_t j = 0; j < e->nfeatures; j++) {
-            sift_entry *top = sift_corpus_top(c, e->features[j]);
+            sift_entry *top = sift_corpus_top(c, features[j]);
             assert_non_null(top);
             assert_false(top->evicted);
             unsigned __int128 mine = (unsigned __int128)e->size * e->exec_ns;
@@ -423,7 +426,7 @@ static void many_random_entries(void **state)
     for (size_t i = 0; i < N; i++) {
         sift_entry *e = sift_corpus_at(c, i);
         if (!e->nfeatures) continue; /* evicted: no list at all */
-        memcpy(all + total, e->features, e->nfeatures * sizeof(*all));
+        memcpy(all + total, sift_corpus_entry_features(c, e), e->nfeatures * sizeof(*all));
         total += e->nfeatures;
     }
     qsort(all, total, sizeof(*all), by_feature);
@@ -441,8 +444,9 @@ static void many_random_entries(void **state)
         sift_entry *e = sift_corpus_at(c, i);
         if (!e->favored) continue;
         assert_int_equal(sift_featmap_reserve(&holders, e->nfeatures), 0);
+        const sift_feature_id *features = sift_corpus_entry_features(c, e);
         for (size_t j = 0; j < e->nfeatures; j++) {
-            uint32_t *v = sift_featmap_slot(&holders, e->features[j]);
+            uint32_t *v = sift_featmap_slot(&holders, features[j]);
             *v = *v == SIFT_FEATMAP_NONE ? 1 : *v + 1;
         }
     }
@@ -450,8 +454,9 @@ static void many_random_entries(void **state)
     for (size_t i = 0; i < N; i++) {
         sift_entry *e = sift_corpus_at(c, i);
         size_t alone = 0;
+        const sift_feature_id *features = sift_corpus_entry_features(c, e);
         for (size_t j = 0; e->favored && j < e->nfeatures; j++)
-            alone += sift_featmap_get(&holders, e->features[j]) == 1;
+            alone += sift_featmap_get(&holders, features[j]) == 1;
         assert_true(!e->favored || alone > 0);
     }
     sift_featmap_free(&holders);

@@ -43,7 +43,7 @@ static void publish(sift_replay *rp, unsigned ring, sift_fuzzer *f, bool added, 
         d.exec_ns = e->exec_ns;
         d.data = e->data;
         d.size = e->size;
-        d.features = e->features;
+        d.features = sift_corpus_entry_features(f->corpus, e);
         d.nfeatures = e->nfeatures;
         memcpy(d.name, e->name, sizeof d.name);
     } else {

@@ -52,7 +52,8 @@ static int seed_corpus(void *ctx, sift_fuzzer *f)
     for (size_t i = 0; i < sift_corpus_count(s->corpus); i++) {
         const sift_entry *e = sift_corpus_at(s->corpus, i);
         if (e->evicted || !s->data[i]) continue;
-        sift_corpus_add(f->corpus, s->data[i], e->size, e->features, e->nfeatures, e->exec_ns,
+        sift_corpus_add(f->corpus, s->data[i], e->size,
+                        sift_corpus_entry_features(s->corpus, e), e->nfeatures, e->exec_ns,
                         e->name, 0);
     }
     memcpy(w->cursors, s->cursors, sizeof(*w->cursors) * w->sh->log.nrings);
@@ -122,7 +123,7 @@ static void found(void *ctx, sift_fuzzer *f, const sift_entry *parent)
         .execs = f->stats.execs,
         .data = e->data,
         .size = e->size,
-        .features = e->features,
+        .features = sift_corpus_entry_features(f->corpus, e),
         .nfeatures = e->nfeatures,
     };
     memcpy(d.name, e->name, sizeof d.name);

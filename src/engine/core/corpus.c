@@ -27,7 +27,10 @@
 
 struct node {
     sift_entry e;
-    uint32_t *fids;    /* dense feature indices, in the order of e.features */
+    /* Dense feature indices, in the order of the features' ids: what an entry keeps of its
+     * features, 4 bytes each (the ids are in feats). An execution of a large target has
+     * thousands of features, so these lists are most of a corpus's memory. */
+    uint32_t *fids;
     uint32_t idx;      /* position in the corpus */
     uint32_t owned;    /* features this entry is top-rated for */
     uint32_t alone;    /* features no other entry has */
@@ -37,6 +40,7 @@ struct node {
 };
 
 struct feat {
+    sift_feature_id id;
     uint32_t freq; /* entries having the feature */
     uint32_t top;  /* index of the top-rated entry */
 };
@@ -58,6 +62,8 @@ struct sift_corpus {
     size_t nfavored, nactive, bytes, max_size;
     size_t entry_feats; /* features of all entries, with repeats: what an update reads */
     uint64_t picks;     /* since the Fenwick tree was rebuilt */
+    sift_feature_id *ids; /* scratch: an added entry's features sorted, or an entry's listed */
+    size_t idscap;
     uint64_t picks_since_update;
     size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum;   /* the total weight in it, kept as weights change */
@@ -76,7 +82,7 @@ void sift_corpus_free(sift_corpus *c)
 {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) {
-        free(c->nodes[i]->e.features); /* the block of its features, indices and input */
+        free(c->nodes[i]->fids); /* the block of its feature indices and input */
         free(c->nodes[i]);
     }
     free(c->nodes);
@@ -85,6 +91,7 @@ void sift_corpus_free(sift_corpus *c)
     free(c->feats);
     free(c->inv);
     free(c->cover);
+    free(c->ids);
     free(c->names);
     sift_featmap_free(&c->fmap);
     free(c);
@@ -230,8 +237,7 @@ static void evict(sift_corpus *c, struct node *nd)
     }
     c->entry_feats -= nd->e.nfeatures;
     c->bytes -= nd->e.size;
-    free(nd->e.features);
-    nd->e.features = NULL;
+    free(nd->fids);
     nd->e.nfeatures = 0;
     nd->fids = NULL;
     nd->e.data = NULL;
@@ -265,6 +271,19 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int reserve_ids(sift_corpus *c, size_t n)
+{
+    if (n <= c->idscap) return 0;
+    size_t cap = c->idscap ? c->idscap : 1024;
+    while (cap < n)
+        cap *= 2;
+    sift_feature_id *ids = realloc(c->ids, cap * sizeof(*ids));
+    if (!ids) return -1;
+    c->ids = ids;
+    c->idscap = cap;
+    return 0;
+}
+
 sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
                             const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
                             const char *name, uint64_t now_execs)
@@ -272,22 +291,11 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
         return NULL;
     if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
-    const size_t per_feature = sizeof(sift_feature_id) + sizeof(uint32_t);
-    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / per_feature) return NULL;
+    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / sizeof(uint32_t)) return NULL;
     if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
-        sift_featmap_reserve(&c->fmap, nfeatures))
+        sift_featmap_reserve(&c->fmap, nfeatures) || reserve_ids(c, nfeatures))
         return NULL;
-    /* The node, then one block of its features, their dense indices and the input, which goes
-     * when the entry is evicted. */
-    struct node *nd = malloc(sizeof(*nd));
-    sift_feature_id *feats = malloc(nfeatures * per_feature + (data ? size : 0) + 1);
-    if (!nd || !feats) {
-        free(nd);
-        free(feats);
-        return NULL;
-    }
-    uint32_t *fids = (uint32_t *)(feats + nfeatures);
-    uint8_t *copy = (uint8_t *)(fids + nfeatures);
+    sift_feature_id *feats = c->ids;
     size_t k = 0;
     if (nfeatures) {
         memcpy(feats, features, nfeatures * sizeof(*feats));
@@ -295,11 +303,20 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         for (size_t j = 0; j < nfeatures; j++)
             if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
     }
+    /* The node, then one block of its dense feature indices and the input, which goes when the
+     * entry is evicted. */
+    struct node *nd = malloc(sizeof(*nd));
+    uint32_t *fids = malloc(k * sizeof(*fids) + (data ? size : 0) + 1);
+    if (!nd || !fids) {
+        free(nd);
+        free(fids);
+        return NULL;
+    }
+    uint8_t *copy = (uint8_t *)(fids + k);
     if (data && size) memcpy(copy, data, size);
     *nd = (struct node){
         .e = {.data = data ? copy : NULL,
               .size = size,
-              .features = feats,
               .nfeatures = k,
               .exec_ns = exec_ns,
               .added_at = now_execs},
@@ -317,7 +334,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         uint32_t *slot = sift_featmap_slot(&c->fmap, feats[j]);
         if (*slot == NONE) {
             *slot = (uint32_t)c->nfeats;
-            c->feats[c->nfeats++] = (struct feat){.top = NONE};
+            c->feats[c->nfeats++] = (struct feat){.id = feats[j], .top = NONE};
         }
         struct feat *f = &c->feats[*slot];
         fids[j] = *slot;
@@ -558,6 +575,15 @@ long long sift_corpus_find(const sift_corpus *c, const char *name)
     if (!c || !name || !c->namecap) return -1;
     uint32_t i = c->names[name_slot(c, name)];
     return i == NONE ? -1 : (long long)i;
+}
+
+const sift_feature_id *sift_corpus_entry_features(sift_corpus *c, const sift_entry *e)
+{
+    const struct node *nd = (const struct node *)e; /* e is the node's first member */
+    if (!c || !e->nfeatures || reserve_ids(c, e->nfeatures)) return NULL;
+    for (size_t j = 0; j < e->nfeatures; j++)
+        c->ids[j] = c->feats[nd->fids[j]].id;
+    return c->ids;
 }
 
 size_t sift_corpus_features(const sift_corpus *c)

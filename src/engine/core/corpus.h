@@ -20,8 +20,7 @@ static inline sift_feature_id sift_feature(unsigned domain, size_t index, unsign
 typedef struct {
     uint8_t *data;
     size_t size;
-    sift_feature_id *features; /* sorted, unique */
-    size_t nfeatures;
+    size_t nfeatures; /* distinct features (sift_corpus_entry_features lists them) */
     uint64_t exec_ns; /* time of one execution */
     uint64_t times_chosen;
     uint64_t added_at; /* execution count when added */
@@ -36,7 +35,8 @@ typedef struct sift_corpus sift_corpus;
 sift_corpus *sift_corpus_new(void);
 void sift_corpus_free(sift_corpus *c);
 
-/* Adds a copy of DATA with its features (any order, duplicates allowed; copied). With DATA
+/* Adds a copy of DATA with its features (any order, duplicates allowed; copied; not the buffer
+ * of C's own sift_corpus_entry_features). With DATA
  * NULL the entry holds no input (its SIZE still rates it): for a corpus whose inputs are kept
  * elsewhere, which must then never pick it for mutation. NAME is the hex SHA-1. Returns the new
  * entry, or NULL when out of memory, when NAME is NULL or longer than 40 characters, or when an
@@ -73,6 +73,11 @@ size_t sift_corpus_max_size(const sift_corpus *c);
 sift_entry *sift_corpus_at(sift_corpus *c, size_t i);
 /* Position of the entry named NAME, in order of addition; -1 when there is none. */
 long long sift_corpus_find(const sift_corpus *c, const char *name);
+/* The features of entry E of C, sorted: E->nfeatures of them, in a buffer of C that the next
+ * call or sift_corpus_add overwrites. NULL when E has none (evicted entries have none) or when
+ * out of memory. */
+const sift_feature_id *sift_corpus_entry_features(sift_corpus *c, const sift_entry *e);
+
 /* Distinct features owned by the corpus. */
 size_t sift_corpus_features(const sift_corpus *c);
 /* Entries that have FEATURE. */
