@@ -52,9 +52,8 @@ static int seed_corpus(void *ctx, sift_fuzzer *f)
     for (size_t i = 0; i < sift_corpus_count(s->corpus); i++) {
         const sift_entry *e = sift_corpus_at(s->corpus, i);
         if (e->evicted || !s->data[i]) continue;
-        sift_corpus_add(f->corpus, s->data[i], e->size,
-                        sift_corpus_entry_features(s->corpus, e), e->nfeatures, e->exec_ns,
-                        e->name, 0);
+        sift_corpus_add(f->corpus, s->data[i], e->size, sift_corpus_entry_features(s->corpus, e),
+                        e->nfeatures, e->exec_ns, e->name, 0);
     }
     memcpy(w->cursors, s->cursors, sizeof(*w->cursors) * w->sh->log.nrings);
     f->max_len = s->max_len;
