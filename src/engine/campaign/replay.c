@@ -44,7 +44,7 @@ static void publish(sift_replay *rp, unsigned ring, sift_fuzzer *f, bool added, 
         d.data = e->data;
         d.size = e->size;
         d.features = sift_corpus_entry_features(f->corpus, e);
-        d.nfeatures = e->nfeatures;
+        d.nfeatures = d.features ? e->nfeatures : 0; /* none when out of memory */
         memcpy(d.name, e->name, sizeof d.name);
     } else {
         if (!rp->announce_known) return;

@@ -117,13 +117,14 @@ static void found(void *ctx, sift_fuzzer *f, const sift_entry *parent)
 {
     worker *w = ctx;
     const sift_entry *e = sift_corpus_at(f->corpus, sift_corpus_count(f->corpus) - 1);
+    const sift_feature_id *features = sift_corpus_entry_features(f->corpus, e);
     sift_dlog_entry d = {
         .exec_ns = e->exec_ns,
         .execs = f->stats.execs,
         .data = e->data,
         .size = e->size,
-        .features = sift_corpus_entry_features(f->corpus, e),
-        .nfeatures = e->nfeatures,
+        .features = features,
+        .nfeatures = features ? e->nfeatures : 0, /* none when out of memory */
     };
     memcpy(d.name, e->name, sizeof d.name);
     memcpy(d.parent, parent->name, sizeof d.parent);
