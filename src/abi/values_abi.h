@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Passed to the registration hook; a module built for another layout is ignored. */
-#define SIFT_VALUES_ABI 3
+#define SIFT_VALUES_ABI 4
 
 /* The hooks' names, as the instrumenter declares them. */
 #define SIFT_VALUES_ENTER_HOOK    "__sift_values_enter"
@@ -44,14 +44,30 @@ typedef enum {
  * shares one bucket, and every value from 2^LOG_HUGE on (where 32-bit arithmetic overflows)
  * the next. A bucket per doubling rewarded inputs for asking for ever larger sizes, which only
  * bought slower executions and allocations of gigabytes. */
-#define SIFT_VALUES_LOG_LARGE      16
-#define SIFT_VALUES_LOG_HUGE       31
+#define SIFT_VALUES_LOG_LARGE 16
+#define SIFT_VALUES_LOG_HUGE  31
+/* The buckets of one sign: the exact small values' neighbours up to 2^LOG_LARGE, and the two
+ * above. A slot's buckets, both signs and the null pointer, fit the 64 counters of one line. */
+#define SIFT_VALUES_SIGN_BUCKETS   (SIFT_VALUES_LOG_LARGE + 2 - SIFT_VALUES_LOG_FIRST)
 #define SIFT_VALUES_POSITIVE_FIRST (2 * SIFT_VALUES_SMALL + 1)
-#define SIFT_VALUES_NEGATIVE_FIRST (SIFT_VALUES_POSITIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)
-#define SIFT_VALUES_NULL_BUCKET    (SIFT_VALUES_NEGATIVE_FIRST + 64 - SIFT_VALUES_LOG_FIRST)
+#define SIFT_VALUES_NEGATIVE_FIRST (SIFT_VALUES_POSITIVE_FIRST + SIFT_VALUES_SIGN_BUCKETS)
+#define SIFT_VALUES_NULL_BUCKET    (SIFT_VALUES_NEGATIVE_FIRST + SIFT_VALUES_SIGN_BUCKETS)
 #define SIFT_VALUES_HASH           0x9E3779B97F4A7C15ull /* Fibonacci hashing's multiplier */
-#define SIFT_VALUES_FEATURE_BITS   16 /* the VALUES domain has 1 << FEATURE_BITS counters */
+#define SIFT_VALUES_FEATURE_BITS   18 /* the VALUES domain has 1 << FEATURE_BITS counters */
 #define SIFT_VALUES_DIRTY_SHIFT    6  /* one dirty byte per 1 << DIRTY_SHIFT counters */
+_Static_assert(SIFT_VALUES_NULL_BUCKET + 1 < 1 << SIFT_VALUES_DIRTY_SHIFT,
+               "a slot's buckets, the non-null pointer's included, fit one line");
+
+/* A slot's counters lie in one line, which the hash of its function's id and its index picks;
+ * the same hash's low bits rotate the buckets within the line, so that two slots that share a
+ * line collide on one value in 64, not on all of them. One line per slot keeps the lines a pass
+ * visits to one per slot that ran, where a counter per value hashed anywhere in the domain made
+ * them one per value seen: on expat's parser that was most of the pass. */
+static inline size_t sift_values_slot_base(uint64_t fn, unsigned slot)
+{
+    return (size_t)(((fn ^ (uint64_t)slot << 8) * SIFT_VALUES_HASH) >>
+                    (64 - SIFT_VALUES_FEATURE_BITS));
+}
 
 /* Limits the instrumenter keeps to: argument slots per function (they are passed in one
  * array), and fields taken from one pointer argument's struct. */
@@ -102,6 +118,11 @@ typedef struct {
     const unsigned *mode;
     /* The VALUES domain's counters and their dirty bytes, which the inline features mark. */
     uint8_t *counters, *dirty;
+    /* The runtime's pointer to one byte per counter: the inline features mark a counter only
+     * where that byte is 0. While fuzzing it leads to what the campaign has seen, so that a
+     * value seen before costs a load and no stores, and leaves no line for the pass to visit;
+     * for a run whose features are listed, to zeros. */
+    const uint8_t *const *known;
 } sift_values_module;
 
 /* Called by each instrumented module's constructor with its table, sorted by id, and its

@@ -72,11 +72,13 @@ static void set_up(instr *s)
     LLVMSetGlobalConstant(off, 1);
     LLVMSetLinkage(off, LLVMPrivateLinkage);
     s->module_type = LLVMStructCreateNamed(c, "sift.values.module");
-    LLVMTypeRef module_fields[] = {LLVMPointerType(s->i32, 0), s->ptr, s->ptr};
-    LLVMStructSetBody(s->module_type, module_fields, 3, 0);
-    LLVMValueRef module_init[] = {off, LLVMConstNull(s->ptr), LLVMConstNull(s->ptr)};
+    LLVMTypeRef known_ptr = LLVMPointerType(s->ptr, 0);
+    LLVMTypeRef module_fields[] = {LLVMPointerType(s->i32, 0), s->ptr, s->ptr, known_ptr};
+    LLVMStructSetBody(s->module_type, module_fields, 4, 0);
+    LLVMValueRef module_init[] = {off, LLVMConstNull(s->ptr), LLVMConstNull(s->ptr),
+                                  LLVMConstNull(known_ptr)};
     s->module = LLVMAddGlobal(s->m.mod, s->module_type, "sift.values.module");
-    LLVMSetInitializer(s->module, LLVMConstNamedStruct(s->module_type, module_init, 3));
+    LLVMSetInitializer(s->module, LLVMConstNamedStruct(s->module_type, module_init, 4));
     LLVMSetLinkage(s->module, LLVMPrivateLinkage);
 }
 
@@ -215,6 +217,9 @@ static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LL
     f->counters = LLVMBuildLoad2(s->b, s->ptr, at, "");
     at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 2, "");
     f->dirty = LLVMBuildLoad2(s->b, s->ptr, at, "");
+    at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 3, "");
+    LLVMValueRef known = LLVMBuildLoad2(s->b, LLVMPointerType(s->ptr, 0), at, "");
+    f->known = LLVMBuildLoad2(s->b, s->ptr, known, "");
     return other;
 }
 

@@ -64,19 +64,31 @@ static LLVMValueRef bucket(const sift_instr_features *f, LLVMValueRef v, uint8_t
     return LLVMBuildSelect(b, small, shifted, LLVMBuildAdd(b, first, log, ""), "");
 }
 
-/* Marks the counter of BUCKET (an i64, constant or not) in SLOT, as the hooks' take() does. */
+/* Marks the counter of BUCKET (an i64, constant or not) in SLOT, as the hooks' take() does,
+ * unless its known byte is set: the slot's line is a constant, and so is its dirty byte. The
+ * builder is left in the block after the marking, which has a block of its own. */
 static void mark(const sift_instr_features *f, unsigned slot, LLVMValueRef bucket)
 {
     LLVMBuilderRef b = f->b;
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(LLVMGetTypeContext(LLVMTypeOf(bucket)));
-    /* The bucket fits the low 8 bits, so that slot << 8 | bucket is slot << 8 ^ bucket. */
-    LLVMValueRef key = LLVMBuildXor(b, bucket, constant(bucket, f->id ^ (uint64_t)slot << 8), "");
-    LLVMValueRef idx = LLVMBuildLShr(b, LLVMBuildMul(b, key, constant(key, SIFT_VALUES_HASH), ""),
-                                     constant(key, 64 - SIFT_VALUES_FEATURE_BITS), "");
-    LLVMValueRef line = LLVMBuildLShr(b, idx, constant(idx, SIFT_VALUES_DIRTY_SHIFT), "");
+    LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(bucket));
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
+    uint64_t base = sift_values_slot_base(f->id, slot), mask = (1u << SIFT_VALUES_DIRTY_SHIFT) - 1;
+    LLVMValueRef rotated = LLVMBuildAnd(
+        b, LLVMBuildAdd(b, bucket, constant(bucket, base & mask), ""), constant(bucket, mask), "");
+    LLVMValueRef idx = LLVMBuildOr(b, rotated, constant(bucket, base & ~mask), "");
+    LLVMValueRef line = constant(bucket, base >> SIFT_VALUES_DIRTY_SHIFT);
+    LLVMValueRef known = LLVMBuildLoad2(b, i8, LLVMBuildGEP2(b, i8, f->known, &idx, 1, ""), "");
+    LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.mark");
+    LLVMMoveBasicBlockAfter(store, LLVMGetInsertBlock(b));
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.next");
+    LLVMMoveBasicBlockAfter(next, store);
+    LLVMBuildCondBr(b, LLVMBuildIsNull(b, known, ""), store, next);
+    LLVMPositionBuilderAtEnd(b, store);
     LLVMValueRef one = LLVMConstInt(i8, 1, 0);
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->counters, &idx, 1, ""));
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->dirty, &line, 1, ""));
+    LLVMBuildBr(b, next);
+    LLVMPositionBuilderAtEnd(b, next);
 }
 
 void sift_instr_feature(const sift_instr_features *f, unsigned slot, uint8_t type,

@@ -12,7 +12,7 @@
 /* Counters of the comparison and value domains (sift writes them, so they carry dirty
  * indexes). Powers of two so that a hash maps onto them with a mask. */
 #define SIFT_RT_CMP_COUNTERS    (1u << 16)
-#define SIFT_RT_VALUES_COUNTERS (1u << 16)
+#define SIFT_RT_VALUES_COUNTERS (1u << 18)
 
 /* Recent comparison operands, for input-to-state mutation: integer pairs and byte strings
  * (memcmp, strcmp, ...). Fixed-size rings, overwritten oldest first; no locks. A comparison site
@@ -104,6 +104,7 @@ typedef struct {
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
     size_t nguards;
     unsigned values_mode; /* SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD (values_abi.h); 0 = off */
+    const uint8_t *values_known; /* counters the inline features skip (sift_values_skip_known) */
     sift_rt_values_table values_tables[SIFT_RT_MAX_MODULES]; /* in load order */
     size_t nvalues_tables;
     /* The SIGSEGV and SIGBUS handlers that sift_peek's handler passes other faults to. */

@@ -7,6 +7,7 @@
 #include "rt/values.h"
 #include "rt/peek.h"
 #include "rt/ring.h"
+#include "rt/cov/snapshot_impl.h"
 
 #include <stdio.h>
 
@@ -19,6 +20,9 @@ _Static_assert(SIFT_DIRTY_SHIFT == SIFT_VALUES_DIRTY_SHIFT,
                "instrumented code marks the covmap's dirty bytes");
 
 #define INLINE SIFT_RT_NOINSTR static inline __attribute__((always_inline))
+
+/* What the inline features skip when every value is to be marked: nothing. */
+static uint8_t nothing_known[SIFT_RT_VALUES_COUNTERS];
 
 INLINE int64_t signed_value(uint64_t value, uint8_t type)
 {
@@ -45,13 +49,11 @@ INLINE unsigned bucket_of(uint64_t value, uint8_t type)
            SIFT_VALUES_LOG_FIRST;
 }
 
-/* Fibonacci hashing of the function's id with the slot and bucket folded into its low bits:
- * the id is a hash already, and the multiply carries every low-bit difference into the high
- * bits that pick the counter. */
+/* The slot's line (values_abi.h), the bucket rotated within it. */
 INLINE size_t feature_of(uint64_t fn, unsigned slot, unsigned bucket)
 {
-    uint64_t key = fn ^ ((uint64_t)slot << 8 | bucket);
-    return (size_t)((key * SIFT_VALUES_HASH) >> (64 - SIFT_VALUES_FEATURE_BITS));
+    size_t base = sift_values_slot_base(fn, slot), line = (size_t)1 << SIFT_VALUES_DIRTY_SHIFT;
+    return (base & ~(line - 1)) | ((base + bucket) & (line - 1));
 }
 
 SIFT_RT_NOINSTR int64_t sift_values_signed(uint64_t value, uint8_t type)
@@ -179,6 +181,8 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
     }
     module->counters = rt->values.counters;
     module->dirty = rt->values.dirty;
+    module->known = &rt->values_known;
+    if (!rt->values_known) rt->values_known = nothing_known;
     module->mode = &rt->values_mode;
     for (size_t i = 0; i < rt->nvalues_tables; i++)
         if (rt->values_tables[i].fns == fns) return;
@@ -188,6 +192,12 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
         return;
     }
     rt->values_tables[rt->nvalues_tables++] = (sift_rt_values_table){.fns = fns, .n = n};
+}
+
+SIFT_RT_NOINSTR void sift_values_skip_known(sift_rt_state *rt, const sift_snapshot *snap)
+{
+    const uint8_t *seen = sift_snapshot_seen(snap, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS);
+    rt->values_known = seen ? seen : nothing_known;
 }
 
 SIFT_RT_NOINSTR void sift_values_set_mode(sift_rt_state *rt, unsigned mode)

@@ -5,6 +5,7 @@
 
 #include "rt/rt.h"
 #include "abi/values_abi.h"
+#include "sift/snapshot.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,11 +17,17 @@
  * after the engine installed its own). */
 void sift_values_set_mode(sift_rt_state *rt, unsigned mode);
 
+/* Points the inline features at what SNAP has seen of the VALUES domain: a value whose counter
+ * SNAP has seen is not marked again, so that a pass only visits lines that hold something new.
+ * NULL (as at start) marks every value, for a run whose features are listed. */
+void sift_values_skip_known(sift_rt_state *rt, const sift_snapshot *snap);
+
 /* The bucket of VALUE in a slot of type TYPE (SIFT_VALUES_WIDTH and flags):
  *   0..32    the values -16..16, one each
- *   33..92   larger positive values, by magnitude: 33 + floor(log2(v)) - 4
- *   93..152  smaller negative values (signed types only): 93 + floor(log2(-v)) - 4
- *   153, 154 a null and a non-null pointer */
+ *   33..46   larger positive values, by magnitude: 33 + floor(log2(v)) - 4 up to 2^16, then
+ *            one bucket up to 2^31 - 1 and one from 2^31
+ *   47..60   smaller negative values (signed types only), the same way
+ *   61, 62   a null and a non-null pointer */
 unsigned sift_values_bucket(uint64_t value, uint8_t type);
 
 /* VALUE as its slot's type reads it: sign-extended from the width when signed, else cut to

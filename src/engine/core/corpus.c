@@ -11,8 +11,8 @@
 
 #define FAVORED_BOOST 10.0
 #define NEW_BOOST     8.0    /* energy of an entry never chosen */
-#define NEW_FADE      8.0    /* choices that halve the extra energy of a new entry */
-#define STALE_PICKS   4096.0 /* choices without a find that halve an entry's energy */
+#define NEW_FADE      4.0    /* mutants made that halve the extra energy of a new entry */
+#define STALE_PICKS   2048.0 /* mutants made without a find that halve an entry's energy */
 #define STALE_FLOOR   0.125  /* keeps the rarity of an old entry's features counting */
 /* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
  * from the exact weights this often. */

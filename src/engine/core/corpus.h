@@ -20,14 +20,14 @@ static inline sift_feature_id sift_feature(unsigned domain, size_t index, unsign
 typedef struct {
     uint8_t *data;
     size_t size;
-    size_t nfeatures; /* distinct features (sift_corpus_entry_features lists them) */
-    uint64_t exec_ns; /* time of one execution */
-    uint64_t times_chosen;
-    uint64_t added_at; /* execution count when added */
-    char name[41];     /* hex SHA-1 of the data: its file name in the corpus folder */
-    bool favored;      /* top-rated for at least one feature (minimal covering set) */
-    bool evicted;      /* dropped from scheduling for good; data and name are kept */
-    double weight;     /* current scheduling weight (docs/scheduling.md), 0 if evicted */
+    size_t nfeatures;      /* distinct features (sift_corpus_entry_features lists them) */
+    uint64_t exec_ns;      /* time of one execution */
+    uint64_t times_chosen; /* mutants made from it: the pick counts one, the fuzz loop more */
+    uint64_t added_at;     /* execution count when added */
+    char name[41];         /* hex SHA-1 of the data: its file name in the corpus folder */
+    bool favored;          /* top-rated for at least one feature (minimal covering set) */
+    bool evicted;          /* dropped from scheduling for good; the name is kept, data is NULL */
+    double weight;         /* current scheduling weight (docs/scheduling.md), 0 if evicted */
 } sift_entry;
 
 typedef struct sift_corpus sift_corpus;

@@ -110,11 +110,15 @@ static uint8_t *copy_input(sift_exec *x, const uint8_t *data, size_t size, bool 
     return copy;
 }
 
-/* Runs the harness once on DATA, contained, leaving its coverage in the counters. */
-static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted)
-    SIFT_FRAME(run_target);
-static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted)
+/* Runs the harness once on DATA, contained, leaving its coverage in the counters: every value
+ * feature when LISTED (its features are to be listed), else only those F's snapshot has not
+ * seen, which is all that its novelty needs. */
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted,
+                           bool listed) SIFT_FRAME(run_target);
+static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, bool counted,
+                           bool listed)
 {
+    sift_values_skip_known(f->exec.rt, listed ? NULL : f->snap);
     bool owned;
     uint8_t *copy = copy_input(&f->exec, data, size, &owned);
     const uint8_t *in = copy ? copy : data;
@@ -159,7 +163,7 @@ static void check_shape(int rc)
 
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
-    run_target(f, data, size, true);
+    run_target(f, data, size, true, false);
     sift_novelty novelty = SIFT_NOTHING;
     check_shape(sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL));
     reset_unjudged(f);
@@ -203,7 +207,7 @@ static void take_features(sift_fuzzer *f)
 
 uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun)
 {
-    uint64_t ns = run_target(f, data, size, !rerun);
+    uint64_t ns = run_target(f, data, size, !rerun, true);
     take_features(f);
     return ns;
 }
@@ -211,7 +215,7 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
 sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
                                       uint64_t *ns)
 {
-    *ns = run_target(f, data, size, true);
+    *ns = run_target(f, data, size, true, true);
     f->exec.features.n = 0;
     sift_novelty novelty = SIFT_NOTHING;
     check_shape(sift_snapshot_check_and_list(f->snap, f->exec.rt->map, f->mask, &novelty,

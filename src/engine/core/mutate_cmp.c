@@ -272,6 +272,9 @@ static size_t apply_pair(sift_mutator *m, uint8_t *d, size_t size, size_t max, s
     }
 }
 
+#define AGAIN_SLOT_BITS 8
+#define AGAIN_SLOTS     (1u << AGAIN_SLOT_BITS)
+
 size_t sift_mutate_cmp_again(sift_mutator *m, uint8_t *data, size_t size, size_t max_size,
                              uint32_t since)
 {
@@ -281,8 +284,17 @@ size_t sift_mutate_cmp_again(sift_mutator *m, uint8_t *data, size_t size, size_t
     if (!count) return 0;
     if (count > SIFT_CMP_INTS) since = end - SIFT_CMP_INTS;
     bool applied = false;
+    /* One input's compares repeat (a loop compares each record with the same constant), and a
+     * pair's every search costs several scans of the input: each pair is applied once. A pair
+     * that evicts another from its slot may let that one be applied twice, which is harmless. */
+    uint64_t done[AGAIN_SLOTS] = {0};
     for (uint32_t k = since; k != end; k++) {
-        size_t r = apply_pair(m, data, size, max_size, t->ints[k & (SIFT_CMP_INTS - 1)]);
+        sift_cmp_int e = t->ints[k & (SIFT_CMP_INTS - 1)];
+        uint64_t key = ((e.a * 0x9E3779B97F4A7C15ull) ^ e.b) * 0xC2B2AE3D27D4EB4Full + e.size;
+        uint64_t *slot = &done[key >> (64 - AGAIN_SLOT_BITS)];
+        if (*slot == (key | 1)) continue;
+        *slot = key | 1;
+        size_t r = apply_pair(m, data, size, max_size, e);
         if (r) {
             size = r;
             applied = true;

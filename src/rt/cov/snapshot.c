@@ -1,6 +1,7 @@
 /* Snapshots: the bucket bits seen so far per counter, private or shared between processes. */
 #include "sift/snapshot.h"
 #include "rt/cov/scan.h"
+#include "rt/cov/snapshot_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,7 +214,11 @@ static bool list_line(void *ctx, uint8_t *counters, size_t len, size_t first)
     for (size_t w = 0; w < len; w += 8) {
         size_t end = len - w < 8 ? len : w + 8;
         uint64_t word = 0;
-        memcpy(&word, counters + w, end - w);
+        /* A constant size, so that the copy is one load: a line's words are all whole. */
+        if (end - w == 8)
+            memcpy(&word, counters + w, 8);
+        else
+            memcpy(&word, counters + w, end - w);
         for (size_t i = w; word && i < end; i++) {
             if (!counters[i]) continue;
             uint8_t b = sift_bucket_table[counters[i]];
@@ -276,6 +281,12 @@ int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len, si
     sift_export_foreach(buf, len, import_entry, &im);
     if (novelty) *novelty = im.pass.novelty;
     return SIFT_OK;
+}
+
+const uint8_t *sift_snapshot_seen(const sift_snapshot *snap, sift_domain d, size_t n)
+{
+    if (!snap || (unsigned)d >= SIFT_DOMAIN_COUNT || snap->capacity[d] < n) return NULL;
+    return snap->seen[d];
 }
 
 int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges, size_t *features)
