@@ -21,8 +21,7 @@ static const char *driver_pos_path;
 
 static void driver_write_pos(void)
 {
-    if (!driver_pos_path)
-        return;
+    if (!driver_pos_path) return;
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%d\n", (int)driver_pos);
     int fd = open(driver_pos_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -50,8 +49,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         driver_pos = i;
         FILE *f = fopen(argv[i], "rb");
-        if (!f)
-            continue;
+        if (!f) continue;
         struct stat st;
         if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
             fclose(f);

@@ -45,12 +45,14 @@ static void random_searches_agree_with_the_reference(void **state)
     for (int round = 0; round < 20000; round++) {
         size_t n = next(&seed) % sizeof hay, m = next(&seed) % sizeof needle;
         unsigned alphabet = 1 + (unsigned)(next(&seed) % 4);
-        for (size_t i = 0; i < n; i++) hay[i] = (uint8_t)('a' + next(&seed) % alphabet);
+        for (size_t i = 0; i < n; i++)
+            hay[i] = (uint8_t)('a' + next(&seed) % alphabet);
         if (n && m <= n && next(&seed) % 2) {
             size_t at = next(&seed) % (n - m + 1);
             memcpy(needle, hay + at, m);
         } else {
-            for (size_t i = 0; i < m; i++) needle[i] = (uint8_t)('a' + next(&seed) % alphabet);
+            for (size_t i = 0; i < m; i++)
+                needle[i] = (uint8_t)('a' + next(&seed) % alphabet);
         }
         check(hay, n, needle, m);
     }

@@ -3,4 +3,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int main(int argc, char **argv) { return sift_driver_main(argc, argv, LLVMFuzzerTestOneInput); }
+int main(int argc, char **argv)
+{
+    return sift_driver_main(argc, argv, LLVMFuzzerTestOneInput);
+}

@@ -26,7 +26,8 @@ static inline const uint8_t *sift_memfind_hashed(const uint8_t *hay, size_t hay_
     for (size_t i = 0;; i++) {
         if (have == want) {
             size_t k = 0;
-            while (k < needle_len && hay[i + k] == needle[k]) k++;
+            while (k < needle_len && hay[i + k] == needle[k])
+                k++;
             if (k == needle_len) return hay + i;
         }
         if (i + needle_len == hay_len) return NULL;
@@ -49,7 +50,8 @@ static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, co
         p = memchr(p, needle[0], (size_t)(last - p) + 1);
         if (!p) return NULL;
         size_t k = 1;
-        while (k < needle_len && p[k] == needle[k]) k++;
+        while (k < needle_len && p[k] == needle[k])
+            k++;
         if (k == needle_len) return p;
         if (k > budget)
             return sift_memfind_hashed(p + 1, (size_t)(hay + hay_len - p) - 1, needle, needle_len);

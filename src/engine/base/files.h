@@ -19,8 +19,8 @@ int sift_file_cwd(void);
 void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
 
 /* Creates a new hidden temporary next to PATH (".NAME.tmp.PID.N": folder readers skip it and
- * resume removes it), its name into TMP (CAP bytes), relative to the pinned folder. Returns its descriptor open for writing,
- * or -1 with errno set. */
+ * resume removes it), its name into TMP (CAP bytes), relative to the pinned folder. Returns its
+ * descriptor open for writing, or -1 with errno set. */
 int sift_file_temp(const char *path, char *tmp, size_t cap);
 
 /* Writes all of DATA to FD. Returns 0, or -1 with errno set (ENOSPC when a write took

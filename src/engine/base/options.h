@@ -49,7 +49,7 @@ typedef struct {
     const char *exact_artifact_path;
     long long report_slow_units; /* seconds; 0 reports every new slowest input */
     const char *stats_file;
-    const char *exit_on_item; /* SHA-1 of an input whose entry into the corpus ends the run */
+    const char *exit_on_item;       /* SHA-1 of an input whose entry into the corpus ends the run */
     const char *merge_control_file; /* -merge_control_file: the merge's progress record */
     const char *out;                /* -out: AFL++-layout output folder of a -workers campaign */
     const char *sync_dir;           /* -sync_dir: folder shared with other instances */

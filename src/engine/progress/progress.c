@@ -89,8 +89,9 @@ void sift_progress_print_final(const sift_progress *p)
     static const char *const names[] = {
         "number_of_executed_units: ", "average_exec_per_sec:     ", "new_units_added:          ",
         "slowest_unit_time_sec:    ", "peak_rss_mb:              ", "slow_finds_not_kept:      "};
-    const uint64_t values[] = {p->execs, p->exec_per_sec, p->new_units,
-                               p->slowest_ns / SIFT_SECOND_NS, p->rss_mb, p->slow_finds};
+    const uint64_t values[] = {p->execs,     p->exec_per_sec,
+                               p->new_units, p->slowest_ns / SIFT_SECOND_NS,
+                               p->rss_mb,    p->slow_finds};
     sift_report o;
     o.len = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
