@@ -256,12 +256,36 @@ static void take_matches_model(void **state)
     each_level(take_matches_model_at);
 }
 
+/* The mask of a line's counters that ran, for lines full and short, sparse and dense. */
+static void nonzero_matches_model_at(sift_isa level)
+{
+    (void)level;
+    uint8_t line[64];
+    for (int round = 0; round < 2000; round++) {
+        size_t len = round % 3 ? 64 : 1 + (size_t)(next_rand() % 64);
+        unsigned density = (unsigned)(next_rand() % 65);
+        uint64_t want = 0;
+        for (size_t i = 0; i < 64; i++) {
+            line[i] = next_rand() % 64 < density ? (uint8_t)(1 + next_rand() % 255) : 0;
+            if (i < len && line[i]) want |= 1ull << i;
+        }
+        assert_true(sift_scan_nonzero(line, len) == want);
+    }
+}
+
+static void nonzero_matches_model(void **state)
+{
+    (void)state;
+    each_level(nonzero_matches_model_at);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_matches_model),
         cmocka_unit_test(each_line_alone),
         cmocka_unit_test(take_matches_model),
+        cmocka_unit_test(nonzero_matches_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

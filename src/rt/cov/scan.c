@@ -185,6 +185,17 @@ next_dirty_avx2(const uint8_t *p, const uint8_t *end, uint64_t *mask)
 }
 #endif
 
+uint64_t sift_scan_nonzero(const uint8_t *counters, size_t len)
+{
+#ifdef SIFT_X86
+    if (len == SIFT_LINE && isa() == SIFT_ISA_AVX2) return nonzero_mask_avx2(counters);
+#endif
+    uint64_t mask = 0;
+    for (size_t i = 0; i < len; i++)
+        mask |= (uint64_t)(counters[i] != 0) << i;
+    return mask;
+}
+
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len)
 {
 #ifdef SIFT_X86

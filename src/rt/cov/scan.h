@@ -26,6 +26,9 @@ bool sift_scan_domain_fresh(const sift_domain_map *dom, const uint8_t *seen, sif
 /* Bucket bits of every counter of a line of LEN bytes, written to OUT. */
 void sift_scan_classify(const uint8_t *counters, size_t len, uint8_t *out);
 
+/* Bit i set for each counter i of a line of LEN (<= 64) counters that is not zero. */
+uint64_t sift_scan_nonzero(const uint8_t *counters, size_t len);
+
 /* Bits of the classified line that SEEN lacks: nonzero when the line holds anything new. */
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len);
 
