@@ -22,7 +22,7 @@ typedef struct {
     size_t size;
     size_t nfeatures;      /* distinct features (sift_corpus_entry_features lists them) */
     uint64_t exec_ns;      /* time of one execution */
-    uint64_t times_chosen; /* mutants made from it: the pick counts one, the fuzz loop more */
+    uint64_t times_chosen; /* picks, each of which makes one mutant */
     uint64_t added_at;     /* execution count when added */
     char name[41];         /* hex SHA-1 of the data: its file name in the corpus folder */
     bool favored;          /* top-rated for at least one feature (minimal covering set) */

@@ -427,11 +427,6 @@ static void update_len_limit(sift_fuzzer *f)
     }
 }
 
-/* As libFuzzer's -mutate_depth: one pick makes several mutants in a row, each from the entry
- * afresh, so that the walk over the corpus's weights is paid once for all of them (on expat's
- * parser, with 8,000 entries, a pick per mutant was 6% of the campaign's time). */
-#define MUTANTS_PER_PICK 4
-
 static size_t mutate_one(sift_fuzzer *f, const sift_entry *e) SIFT_FRAME(mutate_one);
 static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
 {
@@ -519,7 +514,6 @@ int sift_fuzzer_run(sift_fuzzer *f)
     size_t last_size = 0;
     uint32_t since = 0;
     sift_entry *e = NULL; /* the parent of the mutant about to run */
-    unsigned series = 0;  /* mutants still to make from E without a pick */
     while (rc == 0 && !out_of_budget(f)) {
         if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
             status_line(f, "RELOAD", NULL);
@@ -533,14 +527,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
             size = sift_mutate_cmp_again(&f->mutator, f->buf, last_size, f->len_limit, since);
         bool again = size != 0;
         if (!again) {
-            /* The pick counted its first mutant as a choice; the others count here. */
-            if (series && !e->evicted) {
-                e->times_chosen++;
-            } else {
-                if (!(e = sift_corpus_pick(f->corpus, &f->rng))) break;
-                series = MUTANTS_PER_PICK;
-            }
-            series--;
+            if (!(e = sift_corpus_pick(f->corpus, &f->rng))) break;
             size = mutate_one(f, e);
         }
         if (f->mutator.cmps) since = f->mutator.cmps->int_next;
@@ -552,7 +539,6 @@ int sift_fuzzer_run(sift_fuzzer *f)
         bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
                             : sift_fuzzer_try_mutant(f, f->buf, size);
         if (found) {
-            series = 0; /* the corpus changed: the next mutant is picked afresh */
             sift_corpus_found(f->corpus, e);
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);
         }
