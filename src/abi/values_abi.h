@@ -62,7 +62,7 @@ _Static_assert(SIFT_VALUES_NULL_BUCKET + 1 < 1 << SIFT_VALUES_DIRTY_SHIFT,
  * the same hash's low bits rotate the buckets within the line, so that two slots that share a
  * line collide on one value in 64, not on all of them. One line per slot keeps the lines a pass
  * visits to one per slot that ran, where a counter per value hashed anywhere in the domain made
- * them one per value seen: on expat's parser that was most of the pass. */
+ * them one per value seen (docs/values.md). */
 static inline size_t sift_values_slot_base(uint64_t fn, unsigned slot)
 {
     return (size_t)(((fn ^ (uint64_t)slot << 8) * SIFT_VALUES_HASH) >>

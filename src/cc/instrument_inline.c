@@ -64,6 +64,27 @@ static LLVMValueRef bucket(const sift_instr_features *f, LLVMValueRef v, uint8_t
     return LLVMBuildSelect(b, small, shifted, LLVMBuildAdd(b, first, log, ""), "");
 }
 
+/* Ends the block the builder is in with a branch on COND to a new block NAME, where the builder
+ * is left; returns the block both ways meet again in, which join() enters. */
+static LLVMBasicBlockRef branch_into(const sift_instr_features *f, LLVMValueRef cond,
+                                     const char *name)
+{
+    LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(cond));
+    LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(c, f->fn, name);
+    LLVMMoveBasicBlockAfter(then, LLVMGetInsertBlock(f->b));
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.next");
+    LLVMMoveBasicBlockAfter(next, then);
+    LLVMBuildCondBr(f->b, cond, then, next);
+    LLVMPositionBuilderAtEnd(f->b, then);
+    return next;
+}
+
+static void join(const sift_instr_features *f, LLVMBasicBlockRef next)
+{
+    LLVMBuildBr(f->b, next);
+    LLVMPositionBuilderAtEnd(f->b, next);
+}
+
 /* Marks the counter of BUCKET (an i64, constant or not) in SLOT, as the hooks' take() does,
  * unless its known byte is set: the slot's line is a constant, and so is its dirty byte. The
  * builder is left in the block after the marking, which has a block of its own. */
@@ -78,17 +99,11 @@ static void mark(const sift_instr_features *f, unsigned slot, LLVMValueRef bucke
     LLVMValueRef idx = LLVMBuildOr(b, rotated, constant(bucket, base & ~mask), "");
     LLVMValueRef line = constant(bucket, base >> SIFT_VALUES_DIRTY_SHIFT);
     LLVMValueRef known = LLVMBuildLoad2(b, i8, LLVMBuildGEP2(b, i8, f->known, &idx, 1, ""), "");
-    LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.mark");
-    LLVMMoveBasicBlockAfter(store, LLVMGetInsertBlock(b));
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.next");
-    LLVMMoveBasicBlockAfter(next, store);
-    LLVMBuildCondBr(b, LLVMBuildIsNull(b, known, ""), store, next);
-    LLVMPositionBuilderAtEnd(b, store);
+    LLVMBasicBlockRef next = branch_into(f, LLVMBuildIsNull(b, known, ""), "sift.values.mark");
     LLVMValueRef one = LLVMConstInt(i8, 1, 0);
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->counters, &idx, 1, ""));
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->dirty, &line, 1, ""));
-    LLVMBuildBr(b, next);
-    LLVMPositionBuilderAtEnd(b, next);
+    join(f, next);
 }
 
 void sift_instr_feature(const sift_instr_features *f, unsigned slot, uint8_t type,
@@ -101,14 +116,9 @@ void sift_instr_feature(const sift_instr_features *f, unsigned slot, uint8_t typ
         return;
     }
     /* A non-null pointer is every call's usual case: only a null one is a feature. */
-    LLVMBasicBlockRef null = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.null");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.next");
-    LLVMMoveBasicBlockAfter(next, LLVMGetInsertBlock(f->b));
-    LLVMBuildCondBr(f->b, LLVMBuildIsNull(f->b, value, ""), null, next);
-    LLVMPositionBuilderAtEnd(f->b, null);
+    LLVMBasicBlockRef next = branch_into(f, LLVMBuildIsNull(f->b, value, ""), "sift.values.null");
     mark(f, slot, LLVMConstInt(i64, SIFT_VALUES_NULL_BUCKET, 0));
-    LLVMBuildBr(f->b, next);
-    LLVMPositionBuilderAtEnd(f->b, next);
+    join(f, next);
 }
 
 /* The fields of argument P->slots[FIRST].arg, slots FIRST up to END. */
@@ -127,12 +137,8 @@ static void argument_fields(const sift_instr_features *f, const sift_instr_fn *p
                      ""),
     };
     LLVMValueRef readable = LLVMBuildCall2(b, f->readable_type, f->readable, args, 3, "");
-    LLVMBasicBlockRef read = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.fields");
-    LLVMMoveBasicBlockAfter(read, LLVMGetInsertBlock(b));
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c, f->fn, "sift.values.next");
-    LLVMMoveBasicBlockAfter(next, read);
-    LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, readable, ""), read, next);
-    LLVMPositionBuilderAtEnd(b, read);
+    LLVMBasicBlockRef next =
+        branch_into(f, LLVMBuildIsNotNull(b, readable, ""), "sift.values.fields");
     LLVMValueRef bytes =
         LLVMBuildBitCast(b, p->args[p->slots[first].arg], LLVMPointerType(i8, 0), "");
     for (unsigned slot = first; slot < end; slot++) {
@@ -145,8 +151,7 @@ static void argument_fields(const sift_instr_features *f, const sift_instr_fn *p
         LLVMSetAlignment(value, 1);
         sift_instr_feature(f, slot, field->type, value);
     }
-    LLVMBuildBr(b, next);
-    LLVMPositionBuilderAtEnd(b, next);
+    join(f, next);
 }
 
 void sift_instr_fields(const sift_instr_features *f, const sift_instr_fn *p)

@@ -57,6 +57,15 @@ static const uint8_t *skip_zero_words(const uint8_t *p, const uint8_t *end)
     return p;
 }
 
+/* Bit i set for each non-zero byte i of the LEN (<= 64) at P. */
+static uint64_t nonzero_scalar(const uint8_t *p, size_t len)
+{
+    uint64_t mask = 0;
+    for (size_t i = 0; i < len; i++)
+        mask |= (uint64_t)(p[i] != 0) << i;
+    return mask;
+}
+
 static sift_isa isa_limit = SIFT_ISA_AVX2;
 
 void sift_scan_limit_isa(sift_isa max)
@@ -190,10 +199,7 @@ uint64_t sift_scan_nonzero(const uint8_t *counters, size_t len)
 #ifdef SIFT_X86
     if (len == SIFT_LINE && isa() == SIFT_ISA_AVX2) return nonzero_mask_avx2(counters);
 #endif
-    uint64_t mask = 0;
-    for (size_t i = 0; i < len; i++)
-        mask |= (uint64_t)(counters[i] != 0) << i;
-    return mask;
+    return nonzero_scalar(counters, len);
 }
 
 bool sift_scan_line_has_new(const uint8_t *counters, const uint8_t *seen, size_t len)
@@ -231,10 +237,7 @@ static inline const uint8_t *next_dirty(const uint8_t *p, const uint8_t *end, ui
     for (; p < end; p += 64) {
         const uint8_t *stop = end - p < 64 ? end : p + 64;
         if (skip_zero_words(p, stop) == stop) continue;
-        uint64_t m = 0;
-        for (const uint8_t *q = p; q < stop; q++)
-            m |= (uint64_t)(*q != 0) << (q - p);
-        *mask = m;
+        *mask = nonzero_scalar(p, (size_t)(stop - p));
         return p;
     }
     return end;
