@@ -166,7 +166,9 @@ static void exit_on_item_stops_at_the_input(void **state)
     assert_non_null(strstr(proc.err, "INFO: found item with checksum "
                                      "'3f5651c4c9a7b65dc4d6bb11e2d6fee7348979d7', exiting.\n"));
     assert_null(strstr(proc.err, "Done "));
-    rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf 1+1 > c/s && ./calc -runs=100 "
+    /* calc's division by zero is a few mutations from "1+1": about one random seed in 60
+     * reaches it within 100 runs. Seed 1 does not, and a seeded campaign is the same each run. */
+    rc = SIFT_TEST_SH("rm -rf c && mkdir c && printf 1+1 > c/s && ./calc -seed=1 -runs=100 "
                       "-exit_on_item=0000000000000000000000000000000000000000 c");
     assert_int_equal(rc, 0);
     assert_null(strstr(proc.err, "found item"));
