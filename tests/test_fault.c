@@ -384,8 +384,10 @@ static void big_malloc_body(sift_options *o)
     _exit(0);
 }
 
-/* Only a sanitizer's allocator can tell us of each malloc; without one the RSS limit remains. */
-static void malloc_limit_needs_a_sanitizer(void **state)
+/* A sanitizer's allocator tells the engine of each malloc, and so do sift-cc's wraps of a
+ * program's allocations (test_alloc); this test links the engine itself, without them, and
+ * there the RSS limit remains. */
+static void malloc_limit_needs_hooks(void **state)
 {
     fixture *f = *state;
     f->opts.malloc_limit_mb = 16;
@@ -534,7 +536,7 @@ int main(void)
         TEST(timeout_writes_the_timeout_artifact),
         TEST(alarm_ignores_a_finished_input),
         TEST(rss_limit_writes_the_oom_artifact),
-        TEST(malloc_limit_needs_a_sanitizer),
+        TEST(malloc_limit_needs_hooks),
         TEST(leaks_need_leak_sanitizer),
         TEST(interrupt_stops_then_exits),
         TEST(exit_during_an_input_is_a_crash),

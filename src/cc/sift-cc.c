@@ -19,6 +19,14 @@
  * with UBSan's checks it made the instrumenter lose the struct fields of pointer arguments. */
 #define SIFT_COVERAGE_FLAGS "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
 
+/* The allocation functions that src/rt/interpose/alloc.c and alloc_cxx.c wrap, exactly those:
+ * a wrapper whose function the link does not wrap would leave its __real_ name undefined. The
+ * -u makes sure that alloc.c is in the link before the engine's archive asks for it. */
+#define SIFT_ALLOC_WRAPS                                                                           \
+    "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=reallocarray,--wrap=aligned_alloc,"     \
+    "--wrap=memalign,--wrap=posix_memalign,--wrap=_Znwm,--wrap=_Znam,"                             \
+    "--wrap=_ZnwmRKSt9nothrow_t,--wrap=_ZnamRKSt9nothrow_t,--undefined=__sift_malloc_limit"
+
 /* The folder of this executable, symlinks resolved (so sift-c++ finds sift-cc's). */
 static int self_dir(char *dir)
 {
@@ -151,8 +159,12 @@ int main(int argc, char **argv)
         link[nl++] = rt;
         link[nl++] = "-Wl,--no-whole-archive";
         /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
-         * sanitizer intercepts them already. */
-        if (!plan.interceptors) link[nl++] = interpose;
+         * sanitizer intercepts them already; and the program's allocations checked against
+         * -malloc_limit_mb where no sanitizer's allocator offers malloc hooks. */
+        if (!plan.interceptors) {
+            link[nl++] = SIFT_ALLOC_WRAPS;
+            link[nl++] = interpose;
+        }
         /* The engine, and main when the program has none, come out of the archive as needed. */
         if (plan.link == SIFT_CC_LINK_FUZZER) {
             link[nl++] = fuzzer;

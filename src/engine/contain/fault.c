@@ -33,6 +33,9 @@ extern int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const v
                                                      void (*free_hook)(const volatile void *))
     __attribute__((weak));
 extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+/* Defined where sift-cc wrapped the program's allocation functions, a build without a
+ * sanitizer's allocator (src/rt/interpose/alloc.c); NULL otherwise. */
+extern void __sift_malloc_limit(size_t bytes, void (*exceeded)(size_t size)) __attribute__((weak));
 
 /* The installed state. Signal handlers, the sanitizers' death callback, the malloc hooks, the
  * exit hook and the memory watcher thread receive no context, so they all reach it through
@@ -325,13 +328,13 @@ static void *watch_rss(void *arg)
     }
 }
 
-static void on_malloc(const volatile void *ptr, size_t size) SIFT_FRAME(on_malloc);
-static void on_malloc(const volatile void *ptr, size_t size)
+/* An allocation of at least -malloc_limit_mb, as libFuzzer reports it, before the target
+ * touches any of it. */
+static void malloc_over_limit(size_t size) SIFT_FRAME(malloc_over_limit);
+static void malloc_over_limit(size_t size)
 {
-    (void)ptr;
+    if (!claim_report()) return;
     sift_fault *f = g_fault;
-    if (f->started_ns) atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed);
-    if (!g_malloc_limit_mb || (size >> 20) < g_malloc_limit_mb || !claim_report()) return;
     sift_report o;
     o.len = 0;
     out_of_memory_header(&o);
@@ -344,6 +347,14 @@ static void on_malloc(const volatile void *ptr, size_t size)
     say("SUMMARY: libFuzzer: out-of-memory\n");
     final_stats(f);
     _exit(SIFT_EXIT_OOM);
+}
+
+static void on_malloc(const volatile void *ptr, size_t size) SIFT_FRAME(on_malloc);
+static void on_malloc(const volatile void *ptr, size_t size)
+{
+    (void)ptr;
+    if (g_fault->started_ns) atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed);
+    if (g_malloc_limit_mb && (size >> 20) >= g_malloc_limit_mb) malloc_over_limit(size);
 }
 
 static void on_free(const volatile void *ptr)
@@ -489,11 +500,12 @@ int sift_fault_install(sift_fault *f)
     if (o->timeout > 0 && install_timer(o->timeout) < 0) goto fail;
     what = "memory watcher thread";
     if (o->rss_limit_mb > 0 && start_rss_watcher(f) < 0) goto fail;
-    if (__sanitizer_install_malloc_and_free_hooks) {
-        long long limit = o->malloc_limit_mb > 0 ? o->malloc_limit_mb : o->rss_limit_mb;
-        g_malloc_limit_mb = limit > 0 ? (size_t)limit : 0;
+    long long limit = o->malloc_limit_mb > 0 ? o->malloc_limit_mb : o->rss_limit_mb;
+    g_malloc_limit_mb = limit > 0 ? (size_t)limit : 0;
+    if (__sanitizer_install_malloc_and_free_hooks)
         g_hooks_installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
-    }
+    if (__sift_malloc_limit && g_malloc_limit_mb)
+        __sift_malloc_limit(g_malloc_limit_mb << 20, malloc_over_limit);
     return 0;
 fail:
     fprintf(stderr, "ERROR: sift: cannot install the %s: %s\n", what, strerror(errno));

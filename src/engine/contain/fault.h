@@ -43,7 +43,8 @@ typedef struct {
 
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
  * an alternate stack; the sanitizers' death callback; the -timeout alarm; the -rss_limit_mb
- * watcher thread; the -malloc_limit_mb hooks where a sanitizer offers them; SIGINT/SIGTERM.
+ * watcher thread; the -malloc_limit_mb check, through a sanitizer's malloc hooks or sift-cc's
+ * wraps of the program's allocations (src/rt/interpose/alloc.c); SIGINT/SIGTERM.
  * F must stay valid for the life of the process: the handlers reach it through the one global
  * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
 int sift_fault_install(sift_fault *f);
