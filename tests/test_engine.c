@@ -101,6 +101,22 @@ static void slow_finds_are_not_kept(void **state)
     assert_true(fast_kept >= 1);
 }
 
+/* A find whose first run took a second or more is not run again to confirm that it is slow, so
+ * it is dropped even where (as here) a second run would have been fast. */
+static void a_find_slow_by_a_second_is_not_run_again(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH(
+        "rm -rf c && mkdir c && printf a >c/a && SLOW_ONCE=1 ./slow -seed=1 -runs=1000 "
+        "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
+        "; for f in c/*; do head -c1 $f; echo; done | grep -c z || true");
+    assert_int_equal(rc, 0);
+    char *end;
+    unsigned long slow = strtoul(proc.out, &end, 10);
+    assert_true(end != proc.out && slow == 1);
+    assert_int_equal(strtoul(end, NULL, 10), 0); /* no input of the slow path was kept */
+}
+
 static void finds_the_magic_bug_from_nothing(void **state)
 {
     (void)state;
@@ -623,6 +639,7 @@ int main(void)
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
         cmocka_unit_test(slow_finds_are_not_kept),
+        cmocka_unit_test(a_find_slow_by_a_second_is_not_run_again),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -182,9 +182,12 @@ static bool take_new(sift_fuzzer *f, const uint8_t *data, size_t size, uint64_t 
  * on each of two runs, is not kept, whatever it reached: AFL++ keeps no input beyond the
  * timeout it calibrates from its seeds. Such inputs (an image scaled to gigapixels from options
  * in its bytes) are rare among mutants, but a corpus that keeps them runs them and their
- * mutants for most of its time. Two runs, so that a process preempted once drops nothing. */
-#define SLOW_FACTOR 100
-#define SLOW_MIN_NS (10 * SIFT_MS_NS)
+ * mutants for most of its time. Two runs, so that a process preempted once drops nothing; but
+ * one of SLOW_SURE_NS or more is slow without a second: a preemption takes milliseconds, and a
+ * second run of a libwebp mutant that had taken 23 s took as long again. */
+#define SLOW_FACTOR  100
+#define SLOW_MIN_NS  (10 * SIFT_MS_NS)
+#define SLOW_SURE_NS SIFT_SECOND_NS
 
 /* The mean execution so far: taken before a mutant runs, so that its own run does not count. */
 static uint64_t mean_run_ns(const sift_fuzzer *f)
@@ -204,13 +207,13 @@ static bool take_mutant(sift_fuzzer *f, const uint8_t *data, size_t size, uint64
                         uint64_t mean, bool features_run)
 {
     bool slow = too_slow(ns, mean);
-    if (features_run || slow) {
-        uint64_t again = sift_exec_features(f, data, size, true);
-        if (slow && too_slow(again, mean)) {
-            f->stats.slow_finds++;
-            return false;
-        }
-        ns = again;
+    if ((features_run || slow) && !(slow && ns >= SLOW_SURE_NS)) {
+        ns = sift_exec_features(f, data, size, true);
+        slow = slow && too_slow(ns, mean);
+    }
+    if (slow) {
+        f->stats.slow_finds++;
+        return false;
     }
     return take_new(f, data, size, ns, true, "NEW");
 }
