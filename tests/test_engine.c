@@ -83,21 +83,31 @@ static void slow_inputs_become_slow_unit_artifacts(void **state)
     assert_int_equal(entries("a", "slow-unit-*"), 0);
 }
 
+/* Fuzzes slow from the seed "a" for 1000 runs, with ENV before the command: *SLOW gets
+ * stat::slow_finds_not_kept, *KEPT how many corpus inputs start with FIRST. */
+static void slow_campaign(const char *env, char first, unsigned long *slow, unsigned long *kept)
+{
+    int rc =
+        SIFT_TEST_SH("rm -rf c && mkdir c && printf a >c/a && %s ./slow -seed=1 -runs=1000 "
+                     "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
+                     "; for f in c/*; do head -c1 $f; echo; done | grep -c %c || true",
+                     env, first);
+    assert_int_equal(rc, 0);
+    char *end;
+    *slow = strtoul(proc.out, &end, 10);
+    assert_true(end != proc.out);
+    *kept = strtoul(end, NULL, 10);
+}
+
 /* A mutant that reaches something new but runs a hundred times the mean execution (and over
  * 10 ms) is not kept, and the final stats count it; a fast find beside it is kept. The first
  * slow mutant comes while every execution before it took microseconds. */
 static void slow_finds_are_not_kept(void **state)
 {
     (void)state;
-    int rc =
-        SIFT_TEST_SH("rm -rf c && mkdir c && printf a >c/a && ./slow -seed=1 -runs=1000 "
-                     "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
-                     "; for f in c/*; do head -c1 $f; echo; done | grep -c y");
-    assert_int_equal(rc, 0);
-    char *end;
-    unsigned long slow = strtoul(proc.out, &end, 10);
-    assert_true(end != proc.out && slow >= 1);
-    unsigned long fast_kept = strtoul(end, &end, 10);
+    unsigned long slow, fast_kept;
+    slow_campaign("", 'y', &slow, &fast_kept);
+    assert_true(slow >= 1);
     assert_true(fast_kept >= 1);
 }
 
@@ -106,15 +116,10 @@ static void slow_finds_are_not_kept(void **state)
 static void a_find_slow_by_a_second_is_not_run_again(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH(
-        "rm -rf c && mkdir c && printf a >c/a && SLOW_ONCE=1 ./slow -seed=1 -runs=1000 "
-        "-print_final_stats=1 c 2>&1 | sed -n 's/^stat::slow_finds_not_kept: *//p'"
-        "; for f in c/*; do head -c1 $f; echo; done | grep -c z || true");
-    assert_int_equal(rc, 0);
-    char *end;
-    unsigned long slow = strtoul(proc.out, &end, 10);
-    assert_true(end != proc.out && slow == 1);
-    assert_int_equal(strtoul(end, NULL, 10), 0); /* no input of the slow path was kept */
+    unsigned long slow, slow_kept;
+    slow_campaign("SLOW_ONCE=1", 'z', &slow, &slow_kept);
+    assert_true(slow == 1);
+    assert_int_equal(slow_kept, 0); /* no input of the slow path was kept */
 }
 
 static void finds_the_magic_bug_from_nothing(void **state)
