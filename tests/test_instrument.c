@@ -191,6 +191,26 @@ static void inline_features_match_hooks(void **state)
     }
 }
 
+/* Under sanitizer coverage, an argument that every call passes as a constant and a return of a
+ * constant chosen by the block it comes from are no features (the edges tell them), but still
+ * traced; varying ones stay features (the fixture checks both ways). */
+static void values_the_edges_tell(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"-O1", "-O2"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        if (SIFT_TEST_SH(
+                "%s -fsift-values -fsanitize=fuzzer-no-link %s -g %s -I%s/src -I%s/include "
+                "%s/values_implied.c -o implied",
+                SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
+            fail_msg("building values_implied.c %s failed (%d): %s", levels[i], proc.status,
+                     proc.err);
+        if (SIFT_TEST_SH("./implied") != 0)
+            fail_msg("values_implied.c %s (%d): %s%s", levels[i], proc.status, proc.out, proc.err);
+        assert_string_equal(proc.out, "ok\n");
+    }
+}
+
 /* Without -g, names come from symbols and positions. */
 static void names_without_debug_info(void **state)
 {
@@ -386,6 +406,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(c_at_every_level),
         cmocka_unit_test(inline_features_match_hooks),
+        cmocka_unit_test(values_the_edges_tell),
         cmocka_unit_test(names_without_debug_info),
         cmocka_unit_test(cxx),
         cmocka_unit_test(args_and_tail_calls),

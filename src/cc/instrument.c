@@ -264,13 +264,17 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     LLVMValueRef mode = load_mode(s, &word);
     /* The harness's own arguments are no feedback: every input has a size, and a feature per
      * size bucket filled the corpus with inputs that differ only in length (traces still show
-     * them). */
-    unsigned featured = is_harness(p->fn) ? 0 : p->nargs;
+     * them). Nor are arguments that the callers' edges tell. */
+    bool harness = is_harness(p->fn);
+    uint32_t featured_args =
+        harness ? 0 : (uint32_t)(((uint64_t)1 << p->nargs) - 1) & ~p->implied_args;
+    bool fields = p->nslots > p->nargs && p->slots[p->nargs].kind == SIFT_VALUES_FIELD;
+    bool featured = featured_args || (fields && !harness);
     if (featured) {
         sift_instr_features f;
         LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
         for (unsigned i = 0; i < p->nargs; i++)
-            sift_instr_feature(&f, i, p->slots[i].type, p->args[i]);
+            if (featured_args >> i & 1) sift_instr_feature(&f, i, p->slots[i].type, p->args[i]);
         sift_instr_fields(&f, p);
         LLVMBuildBr(s->b, old);
         LLVMPositionBuilderAtEnd(s->b, other);
@@ -313,8 +317,8 @@ static bool after_musttail(instr *s, LLVMValueRef ret)
 }
 
 /* Each return moves into a block of its own, after a test of the mode word: while fuzzing, the
- * returned value's feature is computed inline; a return without a value calls its hook only
- * for a trace, as features have nothing to take from it. */
+ * returned value's feature is computed inline; a return without a value, or of a value the
+ * edges tell, calls its hook only for a trace, as features have nothing to take from it. */
 static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
 {
     bool has_slot = p->nslots && p->slots[p->nslots - 1].kind == SIFT_VALUES_RETURN;
@@ -332,13 +336,14 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     for (size_t i = 0; i < n; i++) {
         LLVMValueRef ret = rets[i];
         LLVMBasicBlockRef bb = LLVMGetInstructionParent(ret);
+        bool featured = has_slot && !(p->covered && sift_instr_return_implied(ret));
         LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->m.ctx, p->fn, "sift.values.ret");
         LLVMPositionBuilderAtEnd(s->b, done);
         move_here(s, ret);
         LLVMPositionBuilderAtEnd(s->b, bb);
         locate(s, p->sp, p->line, LLVMInstructionGetDebugLoc(ret));
         LLVMValueRef word, mode = load_mode(s, &word);
-        if (has_slot) {
+        if (featured) {
             sift_instr_features f;
             LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
             sift_instr_feature(&f, p->nslots - 1, p->slots[p->nslots - 1].type,
@@ -346,7 +351,7 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
             LLVMBuildBr(s->b, done);
             LLVMPositionBuilderAtEnd(s->b, other);
         }
-        branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (has_slot ? SIFT_VALUES_FEATURES : 0),
+        branch_to_hook(s, p->fn, mode, SIFT_VALUES_RECORD | (featured ? SIFT_VALUES_FEATURES : 0),
                        done);
         LLVMValueRef value =
             has_slot ? to_i64(s, LLVMGetOperand(ret, 0)) : sift_instr_int(s->i64, 0);

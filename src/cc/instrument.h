@@ -33,6 +33,8 @@ typedef struct {
     unsigned line;
     unsigned nargs, nslots;
     LLVMValueRef args[SIFT_VALUES_MAX_ARGS]; /* the IR argument of each ARG slot */
+    uint32_t implied_args; /* ARG slots (bit per slot) whose values the callers' edges tell */
+    bool covered;          /* sanitizer coverage counts its blocks */
     sift_instr_slot slots[SIFT_INSTR_MAX_SLOTS];
 } sift_instr_fn;
 
@@ -119,6 +121,14 @@ bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
 /* Where unoptimised code keeps FN's argument ARG: the address the entry block stores it at,
  * or NULL. */
 LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
+
+/* Values the edges tell (instrument_implied.c), whose features the inline code leaves out:
+ * whether sanitizer coverage counts FN's blocks; whether every call of FN, each from code it
+ * counts, passes a constant as argument INDEX; whether the return RET, of a function it counts,
+ * returns a constant or a constant chosen by the block it came from. */
+bool sift_instr_has_coverage(LLVMValueRef fn);
+bool sift_instr_arg_implied(LLVMValueRef fn, unsigned index);
+bool sift_instr_return_implied(LLVMValueRef ret);
 
 /* Adds the value hooks and their table to every function of M that sift_instr_wanted takes. */
 void sift_instr_values(const sift_instr_module *m);

@@ -247,6 +247,7 @@ static bool plan_args(const sift_instr_module *m, sift_instr_fn *p, char **names
             continue;
         }
         if (!name) name = numbered("arg", i);
+        if (sift_instr_arg_implied(p->fn, i)) p->implied_args |= 1u << p->nargs;
         names[p->nargs] = name;
         p->args[p->nargs] = arg;
         if (!add_slot(p, name, SIFT_VALUES_ARG, type, 0, 0)) return false;
@@ -299,6 +300,7 @@ bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn 
     p->file = p->sp ? sift_instr_di_file(p->sp) : NULL;
     if (!p->file) p->file = sift_instr_strdup(m->source, strlen(m->source));
     p->line = p->sp ? LLVMDISubprogramGetLine(p->sp) : 0;
+    p->covered = sift_instr_has_coverage(fn);
     char *names[SIFT_VALUES_MAX_ARGS] = {0};
     LLVMMetadataRef types[SIFT_VALUES_MAX_ARGS] = {0};
     if (!p->name || !p->file || !plan_args(m, p, names, types) || !plan_fields(m, p, names, types))
