@@ -336,7 +336,10 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     for (size_t i = 0; i < n; i++) {
         LLVMValueRef ret = rets[i];
         LLVMBasicBlockRef bb = LLVMGetInstructionParent(ret);
-        bool featured = has_slot && !(p->covered && sift_instr_return_implied(ret));
+        /* The harness's return stays a feature, though a constant: every input has it, and
+         * the corpus's weights count it among each entry's features (docs/values.md). */
+        bool featured =
+            has_slot && !(p->covered && !is_harness(p->fn) && sift_instr_return_implied(ret));
         LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->m.ctx, p->fn, "sift.values.ret");
         LLVMPositionBuilderAtEnd(s->b, done);
         move_here(s, ret);
