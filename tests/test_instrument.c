@@ -164,6 +164,19 @@ static void c_at_every_level(void **state)
     }
 }
 
+/* Builds the fixture SOURCE, a program with its own main that reads the runtime's state, with
+ * values, FLAGS and the optimisation LEVEL, and runs it, which must succeed: its output is left
+ * in proc.out. */
+static void run_own_main(const char *source, const char *flags, const char *level)
+{
+    if (SIFT_TEST_SH("%s -fsift-values %s %s -g %s -I%s/src -I%s/include %s/%s -o own_main",
+                     SIFT_CC, flags, SIFT_TEST_SAN, level, SIFT_SOURCE_DIR, SIFT_SOURCE_DIR,
+                     FIXTURES, source) != 0)
+        fail_msg("building %s %s failed (%d): %s", source, level, proc.status, proc.err);
+    if (SIFT_TEST_SH("./own_main") != 0)
+        fail_msg("%s %s (%d): %s%s", source, level, proc.status, proc.out, proc.err);
+}
+
 /* While fuzzing the code computes its features itself, the hooks only for a trace: the
  * fixture compares the VALUES counters and dirty bytes both set for calls of every slot type
  * with the values at the edges of the buckets, at every optimisation level. */
@@ -172,13 +185,7 @@ static void inline_features_match_hooks(void **state)
     (void)state;
     static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3"};
     for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-        if (SIFT_TEST_SH(
-                "%s -fsift-values %s -g %s -I%s/src -I%s/include %s/values_inline.c -o inline",
-                SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
-            fail_msg("building values_inline.c %s failed (%d): %s", levels[i], proc.status,
-                     proc.err);
-        if (SIFT_TEST_SH("./inline") != 0)
-            fail_msg("values_inline.c %s (%d): %s%s", levels[i], proc.status, proc.out, proc.err);
+        run_own_main("values_inline.c", "", levels[i]);
         /* 14 functions, each with 208 values; the features of different values differ. */
         char *end;
         assert_int_equal(strncmp(proc.out, "compared ", 9), 0);
@@ -199,14 +206,7 @@ static void values_the_edges_tell(void **state)
     (void)state;
     static const char *const levels[] = {"-O1", "-O2"};
     for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-        if (SIFT_TEST_SH(
-                "%s -fsift-values -fsanitize=fuzzer-no-link %s -g %s -I%s/src -I%s/include "
-                "%s/values_implied.c -o implied",
-                SIFT_CC, SIFT_TEST_SAN, levels[i], SIFT_SOURCE_DIR, SIFT_SOURCE_DIR, FIXTURES) != 0)
-            fail_msg("building values_implied.c %s failed (%d): %s", levels[i], proc.status,
-                     proc.err);
-        if (SIFT_TEST_SH("./implied") != 0)
-            fail_msg("values_implied.c %s (%d): %s%s", levels[i], proc.status, proc.out, proc.err);
+        run_own_main("values_implied.c", "-fsanitize=fuzzer-no-link", levels[i]);
         assert_string_equal(proc.out, "ok\n");
     }
 }
