@@ -291,6 +291,38 @@ static void costly_entries_are_picked_less(void **state)
     sift_corpus_free(c);
 }
 
+/* Work saturates at 128 hits per edge, so time counts too: 99 entries of 1 ms and one of 1 s,
+ * all of the same work, make a mean of 10.99 ms, and the slow one, beyond ten times that, gets
+ * 109.9 / 1000 of the others' weight. Entries that all run in under a millisecond (times of 0)
+ * weigh alike: the clock does not reorder them. */
+static void slow_entries_are_picked_less_by_time(void **state)
+{
+    (void)state;
+    const uint64_t ms = 1000000;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *slow = add(c, "slow", 5, 1000 * ms, sift_feature(0, 0, 0));
+    sift_entry *fast = NULL;
+    char name[8];
+    for (uint64_t i = 1; i <= 99; i++) {
+        snprintf(name, sizeof(name), "f%d", (int)i);
+        fast = add(c, name, 5, ms, sift_feature(0, i, 0));
+    }
+    sift_corpus_update(c);
+    assert_true(slow->favored && fast->favored);
+    assert_true(fabs(slow->weight / fast->weight - 109.9 / 1000) < 1e-9);
+    sift_rng rng;
+    sift_rng_seed(&rng, 5);
+    assert_true(count_picks(c, &rng, slow, 20000) < 20000 / 99 / 4);
+    sift_corpus_free(c);
+
+    c = sift_corpus_new();
+    slow = add(c, "slow", 5, 0, sift_feature(0, 0, 0));
+    fast = add(c, "fast", 5, 0, sift_feature(0, 1, 0));
+    sift_corpus_update(c);
+    assert_true(slow->weight == fast->weight);
+    sift_corpus_free(c);
+}
+
 static void new_entries_get_energy_that_fades(void **state)
 {
     (void)state;
@@ -474,6 +506,7 @@ int main(void)
         cmocka_unit_test(rare_features_are_picked_more),
         cmocka_unit_test(features_weigh_by_their_square_root),
         cmocka_unit_test(costly_entries_are_picked_less),
+        cmocka_unit_test(slow_entries_are_picked_less_by_time),
         cmocka_unit_test(new_entries_get_energy_that_fades),
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),
