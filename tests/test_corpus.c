@@ -291,36 +291,36 @@ static void costly_entries_are_picked_less(void **state)
     sift_corpus_free(c);
 }
 
-/* Work saturates at 128 hits per edge, so time counts too: 99 entries of 1 ms and one of 1 s,
- * all of the same work, make a mean of 10.99 ms, and the slow one, beyond ten times that, gets
- * 109.9 / 1000 of the others' weight. Entries that all run in under a millisecond (times of 0)
- * weigh alike: the clock does not reorder them. */
+/* Work saturates at 128 hits per edge, so time counts too: with a mean execution of 1 ms, an
+ * entry of 100 ms gets a fiftieth of the weight of one of the same work that takes no time, one
+ * of 2 ms (twice the mean) as much. Before the campaign's mean is known, times count for
+ * nothing. */
 static void slow_entries_are_picked_less_by_time(void **state)
 {
     (void)state;
     const uint64_t ms = 1000000;
-    sift_corpus *c = sift_corpus_new();
-    sift_entry *slow = add(c, "slow", 5, 1000 * ms, sift_feature(0, 0, 0));
-    sift_entry *fast = NULL;
-    char name[8];
-    for (uint64_t i = 1; i <= 99; i++) {
-        snprintf(name, sizeof(name), "f%d", (int)i);
-        fast = add(c, name, 5, ms, sift_feature(0, i, 0));
+    for (int known = 0; known < 2; known++) {
+        sift_corpus *c = sift_corpus_new();
+        if (known) sift_corpus_set_mean_run(c, ms);
+        sift_entry *slow = add(c, "slow", 5, 100 * ms, sift_feature(0, 0, 0));
+        sift_entry *two = add(c, "two", 5, 2 * ms, sift_feature(0, 1, 0));
+        sift_entry *fast = NULL;
+        char name[8];
+        for (uint64_t i = 2; i < 100; i++) {
+            snprintf(name, sizeof(name), "f%d", (int)i);
+            fast = add(c, name, 5, 0, sift_feature(0, i, 0));
+        }
+        sift_corpus_update(c);
+        assert_true(slow->favored && two->favored && fast->favored);
+        assert_true(fabs(slow->weight / fast->weight - (known ? 0.02 : 1.0)) < 1e-9);
+        assert_true(two->weight == fast->weight);
+        sift_rng rng;
+        sift_rng_seed(&rng, 5);
+        size_t picks = count_picks(c, &rng, slow, 20000);
+        if (known) assert_true(picks < 20000 / 100 / 4);
+        if (!known) assert_true(picks > 20000 / 100 / 2);
+        sift_corpus_free(c);
     }
-    sift_corpus_update(c);
-    assert_true(slow->favored && fast->favored);
-    assert_true(fabs(slow->weight / fast->weight - 109.9 / 1000) < 1e-9);
-    sift_rng rng;
-    sift_rng_seed(&rng, 5);
-    assert_true(count_picks(c, &rng, slow, 20000) < 20000 / 99 / 4);
-    sift_corpus_free(c);
-
-    c = sift_corpus_new();
-    slow = add(c, "slow", 5, 0, sift_feature(0, 0, 0));
-    fast = add(c, "fast", 5, 0, sift_feature(0, 1, 0));
-    sift_corpus_update(c);
-    assert_true(slow->weight == fast->weight);
-    sift_corpus_free(c);
 }
 
 static void new_entries_get_energy_that_fades(void **state)

@@ -24,9 +24,9 @@
  * these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
 #define SPEED_MIN 0.1
 #define SPEED_MAX 3.0
-/* An entry whose execution took more than this many times the live entries' mean time is
+/* An entry whose execution took more than this many times the campaign's mean execution is
  * picked less in proportion: see time_factor. */
-#define TIME_SLACK 10.0
+#define TIME_SLACK 2.0
 
 struct node {
     sift_entry e;
@@ -74,7 +74,7 @@ struct sift_corpus {
     size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum;   /* the total weight in it, kept as weights change */
     double mean_work; /* mean work of the live entries at the last update */
-    double mean_ns;   /* their mean execution time (whole milliseconds each) */
+    double mean_run;  /* the campaign's mean execution time, 0 when not known */
     bool dirty;       /* entries were added since the last update */
 };
 
@@ -212,18 +212,18 @@ static double work_of(const sift_feature_id *features, size_t n)
 }
 
 /* Work cannot see past a bucket of 128 hits: a loop run 200 times and one run a million times
- * weigh alike. In a corpus of bench/execs's zlib round trip, 20 entries of 837 (inputs that
- * inflate to hundreds of kilobytes) took a millisecond or more each, 78% of the time of running
- * every entry once, where the median entry took a microsecond; at SPEED_MIN each still got a
- * tenth of an ordinary entry's picks, and the campaign's rate followed how many of them it
- * happened to keep. Times are whole milliseconds (fuzzer.c), so an entry's time only counts once
- * it takes one, and a campaign whose entries all run in less schedules without a clock. Beyond
- * TIME_SLACK times the live entries' mean, picks fall as the time grows, with no floor: such an
- * entry gets about the campaign time of one at TIME_SLACK times the mean. */
+ * weigh alike. On bench/execs's zlib round trip the median entry runs in a microsecond, while
+ * one that deflates tens of kilobytes takes hundreds, and entries held by value features that
+ * bucket lengths are mostly of that kind: at SPEED_MIN each still got a tenth of an ordinary
+ * entry's picks, and the campaign's rate followed how many of them it happened to keep. Beyond
+ * TIME_SLACK times the campaign's mean execution, picks fall as the time grows, with no floor:
+ * such an entry gets about the campaign time of one at TIME_SLACK times the mean. Entry times
+ * come in steps of 100 us (fuzzer.c), so a campaign whose entries all run faster schedules
+ * without a clock. */
 static double time_factor(const sift_corpus *c, const struct node *nd)
 {
-    double limit = TIME_SLACK * c->mean_ns;
-    return c->mean_ns > 0 && (double)nd->e.exec_ns > limit ? limit / (double)nd->e.exec_ns : 1.0;
+    double limit = TIME_SLACK * c->mean_run;
+    return c->mean_run > 0 && (double)nd->e.exec_ns > limit ? limit / (double)nd->e.exec_ns : 1.0;
 }
 
 static double speed(const sift_corpus *c, const struct node *nd)
@@ -473,6 +473,11 @@ static void choose_favored(sift_corpus *c)
     }
 }
 
+void sift_corpus_set_mean_run(sift_corpus *c, uint64_t ns)
+{
+    c->mean_run = (double)ns;
+}
+
 void sift_corpus_update(sift_corpus *c)
 {
     if (!c || !c->dirty) return;
@@ -488,16 +493,14 @@ void sift_corpus_update(sift_corpus *c)
         c->inv[f] = 1.0 / c->feats[f].freq;
     }
     choose_favored(c);
-    double total = 0, total_ns = 0;
+    double total = 0;
     size_t live = 0;
     for (size_t i = 0; i < c->n; i++) {
         if (c->nodes[i]->e.evicted) continue;
         total += c->nodes[i]->work;
-        total_ns += (double)c->nodes[i]->e.exec_ns;
         live++;
     }
     c->mean_work = live ? total / (double)live : 0;
-    c->mean_ns = live ? total_ns / (double)live : 0;
     c->nfavored = c->nactive = 0;
     for (size_t i = 0; i < c->n; i++) {
         struct node *nd = c->nodes[i];

@@ -56,6 +56,11 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng);
  * having found nothing (see docs/scheduling.md). */
 void sift_corpus_found(sift_corpus *c, sift_entry *parent);
 
+/* The campaign's mean execution time, with which the weights compare each entry's own (see
+ * docs/scheduling.md); 0, as at first, leaves time out of them. Counts from the next update or
+ * added entry on. */
+void sift_corpus_set_mean_run(sift_corpus *c, uint64_t ns);
+
 /* Recomputes favored entries, evictions and weights; O(features of all entries). Picks run it
  * when their number pays for it (docs/scheduling.md). Does nothing when no entry was added
  * since the last one. */

@@ -119,11 +119,13 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_exec_free(f);
 }
 
-/* Whole milliseconds only: the scheduler must not see timing noise, or the same -seed would pick
- * other entries from run to run. */
-static uint64_t whole_ms(uint64_t ns)
+/* An entry's time as the scheduler sees it, in steps of 100 us: it must not see timing noise, or
+ * the same -seed would pick other entries from run to run; entries that run faster count as
+ * taking no time, and only their sizes rank them. */
+#define TIME_STEP_NS (SIFT_MS_NS / 10)
+static uint64_t coarse_time(uint64_t ns)
 {
-    return ns / SIFT_MS_NS * SIFT_MS_NS;
+    return ns / TIME_STEP_NS * TIME_STEP_NS;
 }
 
 /* Takes DATA into the corpus with the features of its last execution, saves it and reports it
@@ -134,8 +136,8 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     char name[41];
     sift_sha1_hex(data, size, name);
     const sift_features *features = &f->exec.features;
-    sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n, whole_ms(ns),
-                                    name, f->stats.execs);
+    sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n,
+                                    coarse_time(ns), name, f->stats.execs);
     if (!e) return NULL;
     if (save) sift_corpus_dir_save(&f->dir, e);
     /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
@@ -246,7 +248,7 @@ bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
     sift_entry *tops[16], *e;
     size_t ntops = sizeof tops / sizeof(sift_entry *);
     const sift_features *features = &f->exec.features;
-    if (!sift_corpus_outranks(f->corpus, features->ids, features->n, size, whole_ms(ns), tops,
+    if (!sift_corpus_outranks(f->corpus, features->ids, features->n, size, coarse_time(ns), tops,
                               &ntops) ||
         !(e = admit(f, data, size, ns, false, "REDUCE")))
         return false;
@@ -518,6 +520,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
                       f->opts->reload);
     size_t last_size = 0;
     uint32_t since = 0;
+    uint64_t mean_at = 0; /* when to tell the corpus the mean execution again */
     sift_entry *e = NULL; /* the parent of the mutant about to run */
     while (rc == 0 && !out_of_budget(f)) {
         if (sift_reload_poll(&reload, f->exec.end_ns, reload_file, f) && f->opts->verbosity)
@@ -532,6 +535,10 @@ int sift_fuzzer_run(sift_fuzzer *f)
             size = sift_mutate_cmp_again(&f->mutator, f->buf, last_size, f->len_limit, since);
         bool again = size != 0;
         if (!again) {
+            if (f->stats.execs >= mean_at) {
+                sift_corpus_set_mean_run(f->corpus, mean_run_ns(f));
+                mean_at = f->stats.execs + 1024;
+            }
             if (!(e = sift_corpus_pick(f->corpus, &f->rng))) break;
             size = mutate_one(f, e);
         }
