@@ -25,7 +25,7 @@
 #define SPEED_MIN 0.1
 #define SPEED_MAX 3.0
 /* An entry whose execution took more than this many times the campaign's mean execution is
- * picked less in proportion: see time_factor. */
+ * picked less: see time_factor. */
 #define TIME_SLACK 2.0
 
 struct node {
@@ -196,7 +196,7 @@ static double fen_prefix(const sift_corpus *c, size_t k)
     return s;
 }
 
-static double energy(const struct node *nd);
+static double energy(const sift_corpus *c, const struct node *nd);
 
 /* An execution's cost, measured without a clock: the edges it ran, each counted as the fewest
  * hits its bucket holds (1, 2, 3, 4, 8, 16, 32, 128). It follows the time a target spends in
@@ -214,17 +214,27 @@ static double work_of(const sift_feature_id *features, size_t n)
 /* Work cannot see past a bucket of 128 hits: a loop run 200 times and one run a million times
  * weigh alike. On bench/execs's zlib round trip the median entry runs in a microsecond, and an
  * input that inflates to tens or hundreds of kilobytes in hundreds of microseconds or more; the
- * defaults, whose value features bucket lengths, kept 52 to 78 entries of 0.1 to 1 ms (timed in
- * a plain build) in five 3-minute corpora, -features=edges 30 to 41. At SPEED_MIN each still got
- * a tenth of an ordinary entry's picks, and the campaign's rate followed how many it kept. Beyond
- * TIME_SLACK times the campaign's mean execution, picks fall as the time grows, with no floor:
- * such an entry gets about the campaign time of one at TIME_SLACK times the mean. Entry times
- * come in steps of 100 us (fuzzer.c), so a campaign whose entries all run faster schedules
- * without a clock. */
+ * defaults, whose value features bucket lengths and match offsets, kept 52 to 78 entries of 0.1
+ * to 1 ms (timed in a plain build) in five 3-minute corpora, -features=edges 30 to 41. An entry
+ * that runs K times TIME_SLACK times the campaign's mean execution (K > 1) is picked 1 / K^2 as
+ * often, and each of its picks counts K times against its energy: it gets 1/K of the campaign
+ * time of one at that limit. Entry times come in steps of 100 us (fuzzer.c), so a campaign whose
+ * entries all run faster schedules without a clock. */
+static double time_over(const sift_corpus *c, const struct node *nd)
+{
+    double over = c->mean_run > 0 ? (double)nd->e.exec_ns / (TIME_SLACK * c->mean_run) : 0;
+    return over > 1 ? over : 1;
+}
+
+/* Picks falling only as the time (each slow entry getting the time of one at the limit) fed on
+ * itself: the mean counts the slow entries' mutants, so the limit rose with them, and a corpus of
+ * N fast entries and M slow ones ran N / (N - TIME_SLACK M) times its fast entries' cost, without
+ * bound as M neared N / 2 (a 3-minute zlib corpus held 215 entries of over 100 us among 973).
+ * Worse, slow entries, seldom picked, kept the energy of new ones while the fast went stale. */
 static double time_factor(const sift_corpus *c, const struct node *nd)
 {
-    double limit = TIME_SLACK * c->mean_run;
-    return c->mean_run > 0 && (double)nd->e.exec_ns > limit ? limit / (double)nd->e.exec_ns : 1.0;
+    double over = time_over(c, nd);
+    return 1 / (over * over);
 }
 
 static double speed(const sift_corpus *c, const struct node *nd)
@@ -282,7 +292,7 @@ static void fen_append(sift_corpus *c, struct node *nd)
     for (size_t j = 0; j < nd->e.nfeatures; j++)
         rarity += 1.0 / c->feats[nd->fids[j]].freq;
     nd->base = base_of(c, nd, rarity, nd->alone > 0);
-    nd->e.weight = nd->base * energy(nd);
+    nd->e.weight = nd->base * energy(c, nd);
     size_t i = ++c->fen_n;
     c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
     c->fen_sum += nd->e.weight;
@@ -396,11 +406,12 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     return &nd->e;
 }
 
-static double energy(const struct node *nd)
+static double energy(const sift_corpus *c, const struct node *nd)
 {
-    double chosen = (double)nd->e.times_chosen;
+    double over = time_over(c, nd);
+    double chosen = (double)nd->e.times_chosen * over;
     double fresh = 1.0 + (NEW_BOOST - 1.0) / (1.0 + chosen / NEW_FADE);
-    double idle = (double)(nd->e.times_chosen - nd->found_at);
+    double idle = (double)(nd->e.times_chosen - nd->found_at) * over;
     double stale = STALE_PICKS / (STALE_PICKS + idle);
     return fresh * (stale > STALE_FLOOR ? stale : STALE_FLOOR);
 }
@@ -437,7 +448,7 @@ static size_t fen_find(const sift_corpus *c, double r)
 static void reweigh(sift_corpus *c, size_t i)
 {
     sift_entry *e = &c->nodes[i]->e;
-    double w = c->nodes[i]->base * energy(c->nodes[i]);
+    double w = c->nodes[i]->base * energy(c, c->nodes[i]);
     double delta = w - e->weight;
     e->weight = w;
     c->fen_sum += delta;
@@ -521,7 +532,7 @@ void sift_corpus_update(sift_corpus *c)
             c->nactive++;
             c->nfavored += nd->e.favored;
         }
-        nd->e.weight = nd->base * energy(nd);
+        nd->e.weight = nd->base * energy(c, nd);
     }
     fen_rebuild(c);
     c->dirty = false;
