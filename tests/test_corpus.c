@@ -347,8 +347,10 @@ static void slow_entries_take_little_time_when_many(void **state)
     sift_rng_seed(&rng, 9);
     for (int i = 0; i < 100000; i++) {
         sift_entry *e = sift_corpus_pick(c, &rng);
-        if (e->exec_ns) slow_ns += (double)e->exec_ns;
-        else fast_ns += 5.0 * (double)us;
+        if (e->exec_ns)
+            slow_ns += (double)e->exec_ns;
+        else
+            fast_ns += 5.0 * (double)us;
     }
     assert_true(entries[99]->favored);
     assert_true(slow_ns < 0.3 * (fast_ns + slow_ns));

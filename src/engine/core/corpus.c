@@ -229,8 +229,9 @@ static double time_over(const sift_corpus *c, const struct node *nd)
 /* Picks falling only as the time (each slow entry getting the time of one at the limit) fed on
  * itself: the mean counts the slow entries' mutants, so the limit rose with them, and a corpus of
  * N fast entries and M slow ones ran N / (N - TIME_SLACK M) times its fast entries' cost, without
- * bound as M neared N / 2 (a 3-minute zlib corpus held 215 entries of over 100 us among 973, timed in a plain build).
- * Worse, slow entries, seldom picked, kept the energy of new ones while the fast went stale. */
+ * bound as M neared N / 2 (a 3-minute zlib corpus held 215 entries of over 100 us among 973, timed
+ * in a plain build). Worse, slow entries, seldom picked, kept the energy of new ones while the fast
+ * went stale. */
 static double time_factor(const sift_corpus *c, const struct node *nd)
 {
     double over = time_over(c, nd);
