@@ -349,6 +349,29 @@ static void peek_reads_or_declines(void **state)
     assert_false(sift_peek(rt, (uintptr_t)page, 1, &out));
 }
 
+/* A span is readable when every page it touches is: within a page, across two (either one
+ * inaccessible), and longer than a page with a hole in the middle. */
+static void spans_are_readable_page_by_page(void **state)
+{
+    (void)state;
+    enum { PAGE = 4096 };
+    const sift_rt_state *rt = sift_rt();
+    assert_true(sift_peek_install());
+    char *mem = mmap(NULL, (size_t)4 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    uintptr_t at = (uintptr_t)mem;
+    assert_true(sift_peek_span(rt, at + 8, at + 16));
+    assert_true(sift_peek_span(rt, at + 4000, at + 4200));
+    assert_true(sift_peek_span(rt, at, at + (size_t)4 * PAGE));
+    assert_false(sift_peek_span(rt, at + 16, at + 16));
+    assert_int_equal(mprotect(mem + PAGE, PAGE, PROT_NONE), 0);
+    assert_false(sift_peek_span(rt, at + 4000, at + 4200)); /* the last byte */
+    assert_false(sift_peek_span(rt, at + 8000, at + 8400)); /* the first byte */
+    assert_false(sift_peek_span(rt, at + 100, at + (size_t)3 * PAGE)); /* a page in the middle */
+    assert_true(sift_peek_span(rt, at + (size_t)2 * PAGE, at + (size_t)4 * PAGE));
+    munmap(mem, (size_t)4 * PAGE);
+}
+
 static void exit_42(int sig)
 {
     (void)sig;
@@ -392,7 +415,8 @@ int main(void)
         cmocka_unit_test(a_slot_owns_one_line),   cmocka_unit_test(widths_and_signs),
         cmocka_unit_test(features_of_a_call),     cmocka_unit_test(unreadable_fields_are_skipped),
         cmocka_unit_test(records_in_trace_mode),  cmocka_unit_test(registry),
-        cmocka_unit_test(peek_reads_or_declines), cmocka_unit_test(other_faults_pass_on),
+        cmocka_unit_test(peek_reads_or_declines),
+        cmocka_unit_test(spans_are_readable_page_by_page), cmocka_unit_test(other_faults_pass_on),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Passed to the registration hook; a module built for another layout is ignored. */
-#define SIFT_VALUES_ABI 4
+#define SIFT_VALUES_ABI 5
 
 /* The hooks' names, as the instrumenter declares them. */
 #define SIFT_VALUES_ENTER_HOOK    "__sift_values_enter"
@@ -118,11 +118,12 @@ typedef struct {
     const unsigned *mode;
     /* The VALUES domain's counters and their dirty bytes, which the inline features mark. */
     uint8_t *counters, *dirty;
-    /* The runtime's pointer to one byte per counter: the inline features mark a counter only
-     * where that byte is 0. While fuzzing it leads to what the campaign has seen, so that a
-     * value seen before costs a load and no stores, and leaves no line for the pass to visit;
-     * for a run whose features are listed, to zeros. */
-    const uint8_t *const *known;
+    /* The runtime's pointer to one bit per counter (bit i % 64 of word i / 64): the inline
+     * features mark a counter only where that bit is 0. While fuzzing it leads to what the
+     * campaign has seen, so that a value seen before costs a load and no stores, and leaves no
+     * line for the pass to visit; for a run whose features are listed, to zeros. A slot's
+     * counters share one word, and a function's words a few lines. */
+    const uint64_t *const *known;
 } sift_values_module;
 
 /* Called by each instrumented module's constructor with its table, sorted by id, and its

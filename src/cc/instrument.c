@@ -219,7 +219,8 @@ static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LL
     f->dirty = LLVMBuildLoad2(s->b, s->ptr, at, "");
     at = LLVMBuildStructGEP2(s->b, s->module_type, s->module, 3, "");
     LLVMValueRef known = LLVMBuildLoad2(s->b, LLVMPointerType(s->ptr, 0), at, "");
-    f->known = LLVMBuildLoad2(s->b, s->ptr, known, "");
+    f->known = LLVMBuildBitCast(s->b, LLVMBuildLoad2(s->b, s->ptr, known, ""),
+                                LLVMPointerType(LLVMInt64TypeInContext(s->m.ctx), 0), "");
     return other;
 }
 

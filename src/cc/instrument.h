@@ -61,7 +61,7 @@ bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn 
 void sift_instr_plan_free(sift_instr_fn *plan);
 
 /* Where the features that instrumented code computes itself while fuzzing go
- * (instrument_inline.c): the VALUES counters, dirty bytes and known bytes, as loaded from the
+ * (instrument_inline.c): the VALUES counters, dirty bytes and known bits, as loaded from the
  * module's
  * sift_values_module, for slots of the function FN with id ID; and how it asks whether
  * fields are readable. */
@@ -69,7 +69,7 @@ typedef struct {
     LLVMBuilderRef b;
     LLVMValueRef fn;
     LLVMValueRef counters, dirty; /* i8* */
-    LLVMValueRef known;           /* i8*: the bytes that say a counter needs no mark */
+    LLVMValueRef known;           /* i64*: the bits that say a counter needs no mark */
     uint64_t id;
     LLVMValueRef word;     /* the address of the mode word */
     LLVMValueRef readable; /* __sift_values_readable */

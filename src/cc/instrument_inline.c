@@ -86,8 +86,9 @@ static void join(const sift_instr_features *f, LLVMBasicBlockRef next)
 }
 
 /* Marks the counter of BUCKET (an i64, constant or not) in SLOT, as the hooks' take() does,
- * unless its known byte is set: the slot's line is a constant, and so is its dirty byte. The
- * builder is left in the block after the marking, which has a block of its own. */
+ * unless its known bit is set: the slot's line is a constant, and so are its dirty byte and
+ * its word of known bits. The builder is left in the block after the marking, which has a
+ * block of its own. */
 static void mark(const sift_instr_features *f, unsigned slot, LLVMValueRef bucket)
 {
     LLVMBuilderRef b = f->b;
@@ -98,7 +99,9 @@ static void mark(const sift_instr_features *f, unsigned slot, LLVMValueRef bucke
         b, LLVMBuildAdd(b, bucket, constant(bucket, base & mask), ""), constant(bucket, mask), "");
     LLVMValueRef idx = LLVMBuildOr(b, rotated, constant(bucket, base & ~mask), "");
     LLVMValueRef line = constant(bucket, base >> SIFT_VALUES_DIRTY_SHIFT);
-    LLVMValueRef known = LLVMBuildLoad2(b, i8, LLVMBuildGEP2(b, i8, f->known, &idx, 1, ""), "");
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+    LLVMValueRef word = LLVMBuildLoad2(b, i64, LLVMBuildGEP2(b, i64, f->known, &line, 1, ""), "");
+    LLVMValueRef known = LLVMBuildAnd(b, LLVMBuildLShr(b, word, rotated, ""), constant(word, 1), "");
     LLVMBasicBlockRef next = branch_into(f, LLVMBuildIsNull(b, known, ""), "sift.values.mark");
     LLVMValueRef one = LLVMConstInt(i8, 1, 0);
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->counters, &idx, 1, ""));

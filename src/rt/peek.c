@@ -23,12 +23,16 @@
 #define PEEK_PC(uc)     ((uc)->uc_mcontext.gregs[REG_RIP])
 #define PEEK_LOADS                                                                                 \
     "movzbl (%rdi), %eax", "movzwl (%rdi), %eax", "movl (%rdi), %eax", "movq (%rdi), %rax"
+#define PEEK_FIRST "movzbl (%rdi), %eax"
+#define PEEK_LAST  "movzbl (%rsi), %eax"
 #else
 #define PEEK_TYPE(name) ".type " name ",%function\n"
 #define PEEK_RETURN(v)  "\tmov w0, #" #v "\n\tret\n"
 #define PEEK_STORE      "\tstr x2, [x1]\n"
 #define PEEK_PC(uc)     ((uc)->uc_mcontext.pc)
 #define PEEK_LOADS      "ldrb w2, [x0]", "ldrh w2, [x0]", "ldr w2, [x0]", "ldr x2, [x0]"
+#define PEEK_FIRST      "ldrb w2, [x0]"
+#define PEEK_LAST       "ldrb w2, [x1]"
 #endif
 /* The load is the routine's first instruction, so that a fault there leaves the stack as the
  * call made it, and sift_peek_fail can return in its place. */
@@ -40,9 +44,18 @@
     PEEK_ROUTINE("sift_peek_load2", l2)                                                            \
     PEEK_ROUTINE("sift_peek_load4", l4) PEEK_ROUTINE("sift_peek_load8", l8)
 #define PEEK_EXPAND(...) PEEK_ROUTINES(__VA_ARGS__)
+/* Two loads, of the first and the last byte of a span: neither leaves the stack changed, so a
+ * fault at either returns through sift_peek_fail alike. */
+#define PEEK_ENDS                                                                                  \
+    ".p2align 4\n.globl sift_peek_ends\n.hidden sift_peek_ends\n" PEEK_TYPE(                      \
+        "sift_peek_ends") "sift_peek_ends:\n\t" PEEK_FIRST                                         \
+                          "\n.globl sift_peek_ends_last\n.hidden sift_peek_ends_last\n"            \
+                          "sift_peek_ends_last:\n\t" PEEK_LAST "\n" PEEK_RETURN(0)                  \
+                              ".size sift_peek_ends, .-sift_peek_ends\n"
 /* clang-format off */
 __asm__(".pushsection .text\n"
         PEEK_EXPAND(PEEK_LOADS)
+        PEEK_ENDS
         ".p2align 4\n"
         ".globl sift_peek_fail\n.hidden sift_peek_fail\n" PEEK_TYPE("sift_peek_fail")
         "sift_peek_fail:\n" PEEK_RETURN(1)
@@ -56,6 +69,10 @@ int sift_peek_load1(uintptr_t addr, uint64_t *out);
 int sift_peek_load2(uintptr_t addr, uint64_t *out);
 int sift_peek_load4(uintptr_t addr, uint64_t *out);
 int sift_peek_load8(uintptr_t addr, uint64_t *out);
+/* Returns 0 when the bytes at FIRST and LAST are both readable, else 1. */
+int sift_peek_ends(uintptr_t first, uintptr_t last);
+/* Not a function: the address of sift_peek_ends's second load. */
+void sift_peek_ends_last(void);
 int sift_peek_fail(void);
 
 static const int deadly[2] = {SIGSEGV, SIGBUS};
@@ -63,7 +80,8 @@ static const int deadly[2] = {SIGSEGV, SIGBUS};
 SIFT_RT_NOINSTR static bool is_load(uintptr_t pc)
 {
     return pc == (uintptr_t)sift_peek_load1 || pc == (uintptr_t)sift_peek_load2 ||
-           pc == (uintptr_t)sift_peek_load4 || pc == (uintptr_t)sift_peek_load8;
+           pc == (uintptr_t)sift_peek_load4 || pc == (uintptr_t)sift_peek_load8 ||
+           pc == (uintptr_t)sift_peek_ends || pc == (uintptr_t)sift_peek_ends_last;
 }
 
 /* Hands a fault that is not ours to the handler that was there before, as the kernel would
@@ -121,14 +139,18 @@ SIFT_RT_NOINSTR bool sift_peek_install(void)
     return true;
 }
 
+/* Whether a peek from LO up to HI may be tried: the first page is never mapped for a reason,
+ * and no user address lies this high, so a signal round trip would only confirm it. */
+SIFT_RT_NOINSTR static bool may_peek(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+{
+    return __atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) && lo >= 4096 &&
+           hi <= (uintptr_t)1 << 56;
+}
+
 SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width,
                                uint64_t *out)
 {
-    /* The first page is never mapped for a reason, and no user address lies this high: a
-     * signal round trip would only confirm it. */
-    if (!__atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) || addr < 4096 ||
-        addr >= (uintptr_t)1 << 56)
-        return false;
+    if (!may_peek(rt, addr, addr + 1)) return false;
     switch (width) {
     case 1:
         return sift_peek_load1(addr, out) == 0;
@@ -145,9 +167,14 @@ SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned
 
 SIFT_RT_NOINSTR bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
 {
+    if (lo >= hi || !may_peek(rt, lo, hi)) return false;
+    /* Memory is mapped in pages of at least 4 KiB: one byte of each page tells for all, and
+     * the first and the last byte of a span of up to a page touch each of its (at most two)
+     * pages. A struct's fields, which instrumented code asks about on every call, take one
+     * call that way instead of a peek per page. */
+    if (hi - lo <= 4096) return sift_peek_ends(lo, hi - 1) == 0;
     uint64_t byte;
-    if (lo >= hi || !sift_peek(rt, lo, 1, &byte)) return false;
-    /* Memory is mapped in pages of at least 4 KiB: one byte of each page tells for all. */
+    if (!sift_peek(rt, lo, 1, &byte)) return false;
     for (uintptr_t page = (lo & ~(uintptr_t)4095) + 4096; page < hi; page += 4096)
         if (!sift_peek(rt, page, 1, &byte)) return false;
     return true;

@@ -104,7 +104,8 @@ typedef struct {
     sift_counters guards[SIFT_RT_GUARD_REGIONS]; /* edges regions of trace-pc-guard modules */
     size_t nguards;
     unsigned values_mode; /* SIFT_VALUES_FEATURES, SIFT_VALUES_RECORD (values_abi.h); 0 = off */
-    const uint8_t *values_known; /* counters the inline features skip (sift_values_skip_known) */
+    const uint64_t *values_known; /* bits of the counters the inline features skip
+                                   * (sift_values_skip_known) */
     sift_rt_values_table values_tables[SIFT_RT_MAX_MODULES]; /* in load order */
     size_t nvalues_tables;
     /* The SIGSEGV and SIGBUS handlers that sift_peek's handler passes other faults to. */

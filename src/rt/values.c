@@ -22,7 +22,7 @@ _Static_assert(SIFT_DIRTY_SHIFT == SIFT_VALUES_DIRTY_SHIFT,
 #define INLINE SIFT_RT_NOINSTR static inline __attribute__((always_inline))
 
 /* What the inline features skip when every value is to be marked: nothing. */
-static uint8_t nothing_known[SIFT_RT_VALUES_COUNTERS];
+static uint64_t nothing_known[SIFT_RT_VALUES_COUNTERS / 64];
 
 INLINE int64_t signed_value(uint64_t value, uint8_t type)
 {
@@ -196,8 +196,9 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
 
 SIFT_RT_NOINSTR void sift_values_skip_known(sift_rt_state *rt, const sift_snapshot *snap)
 {
-    const uint8_t *seen = sift_snapshot_seen(snap, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS);
-    rt->values_known = seen ? seen : nothing_known;
+    const uint64_t *known =
+        sift_snapshot_known(snap, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS);
+    rt->values_known = known ? known : nothing_known;
 }
 
 SIFT_RT_NOINSTR void sift_values_set_mode(sift_rt_state *rt, unsigned mode)

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SNAP_MAGIC 0x31504e5354464953ull /* "SIFTSNP1" */
+#define SNAP_MAGIC 0x32504e5354464953ull /* "SIFTSNP2" */
 
-/* What lives at the start of shared memory; the seen arrays follow, each line-aligned. */
+/* What lives at the start of shared memory; the seen arrays follow, each line-aligned, then
+ * the known bitmaps. */
 typedef struct {
     uint64_t magic;
     uint64_t capacity[SIFT_DOMAIN_COUNT];
@@ -16,6 +17,10 @@ typedef struct {
 
 struct sift_snapshot {
     uint8_t *seen[SIFT_DOMAIN_COUNT]; /* one byte of bucket bits per counter */
+    /* One bit per counter, set once its seen byte is not 0: instrumented code that skips the
+     * values the campaign has seen loads a word of 64 counters' bits, where a load of the seen
+     * byte itself touched a line of 64 bytes for each slot (docs/values.md). */
+    uint64_t *known[SIFT_DOMAIN_COUNT];
     size_t capacity[SIFT_DOMAIN_COUNT];
     bool shared;
     void *own; /* private storage, freed with the snapshot */
@@ -30,13 +35,18 @@ static size_t round_line(size_t n)
     return (n + SIFT_LINE - 1) / SIFT_LINE * SIFT_LINE;
 }
 
+static size_t known_bytes(size_t capacity)
+{
+    return round_line((capacity + 63) / 64 * sizeof(uint64_t));
+}
+
 size_t sift_snapshot_bytes(const size_t capacity[SIFT_DOMAIN_COUNT])
 {
     if (!capacity) return 0;
     size_t total = round_line(sizeof(shm_header));
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (capacity[d] > SIFT_DOMAIN_MAX_LEN) return 0;
-        total += round_line(capacity[d]);
+        total += round_line(capacity[d]) + known_bytes(capacity[d]);
     }
     return total;
 }
@@ -77,6 +87,10 @@ int sift_snapshot_create(sift_snapshot **out, const size_t capacity[SIFT_DOMAIN_
         s->seen[d] = p;
         p += round_line(capacity[d]);
     }
+    for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
+        s->known[d] = (uint64_t *)(void *)p;
+        p += known_bytes(capacity[d]);
+    }
     *out = s;
     return SIFT_OK;
 }
@@ -116,6 +130,7 @@ static int check_shape(const sift_snapshot *snap, const sift_covmap *map, unsign
 
 typedef struct {
     uint8_t *seen;
+    uint64_t *known;
     size_t *counters_seen, *bits_seen; /* the domain's counts; NULL in queries and when shared */
     bool shared, advance;
     sift_novelty novelty;
@@ -134,6 +149,13 @@ static void judge(pass_ctx *p, size_t i, uint8_t b)
         else
             p->seen[i] = old | b;
         if (!(b & ~old)) return;
+        if (!old) {
+            uint64_t bit = 1ull << (i % 64);
+            if (p->shared)
+                __atomic_fetch_or(&p->known[i / 64], bit, __ATOMIC_RELAXED);
+            else
+                p->known[i / 64] |= bit;
+        }
         size_t bits = (size_t)__builtin_popcount(b & ~old);
         p->new_features += bits;
         if (p->counters_seen) {
@@ -158,12 +180,15 @@ static bool pass_line(void *ctx, uint8_t *counters, size_t len, size_t first)
     return p->advance || p->novelty != SIFT_NEW_EDGE;
 }
 
-/* Points judge() at the counts of domain D of SNAP (NULL: a query, which changes nothing). */
-static void count_into(pass_ctx *p, sift_snapshot *snap, int d)
+/* Points judge() at the bits of domain D of SNAP, and at its counts when WRITABLE is SNAP
+ * (NULL: a query, which changes nothing). */
+static void count_into(pass_ctx *p, const sift_snapshot *snap, sift_snapshot *writable, int d)
 {
-    bool counted = snap && !snap->shared;
-    p->counters_seen = counted ? &snap->counters_seen[d] : NULL;
-    p->bits_seen = counted ? &snap->bits_seen[d] : NULL;
+    p->seen = snap->seen[d];
+    p->known = snap->known[d];
+    bool counted = writable && !writable->shared;
+    p->counters_seen = counted ? &writable->counters_seen[d] : NULL;
+    p->bits_seen = counted ? &writable->bits_seen[d] : NULL;
 }
 
 /* WRITABLE is SNAP for a pass that advances it, NULL for a query. */
@@ -176,8 +201,7 @@ static int pass(const sift_snapshot *snap, sift_snapshot *writable, const sift_c
     pass_ctx p = {.shared = snap->shared, .advance = advance};
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
-        p.seen = snap->seen[d];
-        count_into(&p, writable, d);
+        count_into(&p, snap, writable, d);
         bool more = advance ? sift_scan_domain_fresh(&map->domains[d], p.seen, pass_line, &p)
                             : sift_scan_domain(&map->domains[d], pass_line, &p, false);
         if (!more) break;
@@ -230,9 +254,8 @@ int sift_snapshot_check_and_list(sift_snapshot *snap, sift_covmap *map, unsigned
     list_ctx l = {.pass = {.shared = snap->shared, .advance = true}, .fn = fn, .ctx = ctx};
     for (int d = 0; d < SIFT_DOMAIN_COUNT; d++) {
         if (!(mask & SIFT_DOMAIN_BIT(d)) || !map->domains[d].size) continue;
-        l.pass.seen = snap->seen[d];
         l.domain = (sift_domain)d;
-        count_into(&l.pass, snap, d);
+        count_into(&l.pass, snap, snap, d);
         sift_scan_domain(&map->domains[d], list_line, &l, true);
     }
     if (novelty) *novelty = l.pass.novelty;
@@ -247,8 +270,7 @@ typedef struct {
 static void import_entry(void *ctx, sift_domain domain, size_t index, uint8_t buckets)
 {
     import_ctx *im = ctx;
-    im->pass.seen = im->snap->seen[domain];
-    count_into(&im->pass, im->snap, domain);
+    count_into(&im->pass, im->snap, im->snap, domain);
     judge(&im->pass, index, buckets);
 }
 
@@ -274,10 +296,10 @@ int sift_snapshot_import(sift_snapshot *snap, const uint8_t *buf, size_t len, si
     return SIFT_OK;
 }
 
-const uint8_t *sift_snapshot_seen(const sift_snapshot *snap, sift_domain d, size_t n)
+const uint64_t *sift_snapshot_known(const sift_snapshot *snap, sift_domain d, size_t n)
 {
     if (!snap || (unsigned)d >= SIFT_DOMAIN_COUNT || snap->capacity[d] < n) return NULL;
-    return snap->seen[d];
+    return snap->known[d];
 }
 
 int sift_snapshot_count(const sift_snapshot *snap, unsigned mask, size_t *edges, size_t *features)

@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* SNAP's seen bytes of domain D (bucket bits per counter), when it has room for at least N
- * counters there; else NULL. Read-only: only passes change them. */
-const uint8_t *sift_snapshot_seen(const sift_snapshot *snap, sift_domain d, size_t n);
+/* SNAP's known bits of domain D (bit i % 64 of word i / 64 is set once counter i has been
+ * seen), when it has room for at least N counters there; else NULL. Read-only: only passes
+ * change them. */
+const uint64_t *sift_snapshot_known(const sift_snapshot *snap, sift_domain d, size_t n);
 
 #endif
