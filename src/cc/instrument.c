@@ -195,10 +195,12 @@ static LLVMBasicBlockRef block_after(instr *s, LLVMValueRef fn, const char *name
 
 /* While fuzzing, the mode word is exactly SIFT_VALUES_FEATURES: ends the block the builder is
  * in with a branch on that to a new block, where the builder is left and *F is set up for
- * the features of P's slots. Returns the block the other way goes to, for the test of the
- * hook. */
+ * the features of P's slots, unless the call is past the sampled ones (values_abi.h) (AFTER_ENTRY: the entry
+ * counter counts it already), which go to SKIP. Returns the block the other way goes to, for
+ * the test of the hook. */
 static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LLVMValueRef word,
-                                            LLVMValueRef mode, sift_instr_features *f)
+                                            LLVMValueRef mode, bool after_entry,
+                                            LLVMBasicBlockRef skip, sift_instr_features *f)
 {
     LLVMValueRef fuzzing =
         LLVMBuildICmp(s->b, LLVMIntEQ, mode, sift_instr_int(s->i32, SIFT_VALUES_FEATURES), "");
@@ -207,6 +209,15 @@ static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LL
     LLVMMoveBasicBlockAfter(other, features);
     LLVMBuildCondBr(s->b, fuzzing, features, other);
     LLVMPositionBuilderAtEnd(s->b, features);
+    if (p->calls) {
+        LLVMValueRef before = LLVMBuildLoad2(s->b, s->i8, p->calls, "");
+        if (after_entry) before = LLVMBuildSub(s->b, before, sift_instr_int(s->i8, 1), "");
+        LLVMValueRef sampled =
+            LLVMBuildICmp(s->b, LLVMIntULT, before, sift_instr_int(s->i8, SIFT_VALUES_SAMPLED_CALLS), "");
+        LLVMBasicBlockRef take = block_after(s, p->fn, "sift.values.sampled");
+        LLVMBuildCondBr(s->b, sampled, take, skip);
+        LLVMPositionBuilderAtEnd(s->b, take);
+    }
     *f = (sift_instr_features){.b = s->b,
                                .fn = p->fn,
                                .id = p->id,
@@ -273,7 +284,7 @@ static void hook_entry(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
     bool featured = featured_args || (fields && !harness);
     if (featured) {
         sift_instr_features f;
-        LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
+        LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, false, old, &f);
         for (unsigned i = 0; i < p->nargs; i++)
             if (featured_args >> i & 1) sift_instr_feature(&f, i, p->slots[i].type, p->args[i]);
         sift_instr_fields(&f, p);
@@ -349,7 +360,7 @@ static void hook_returns(instr *s, const sift_instr_fn *p, LLVMValueRef desc)
         LLVMValueRef word, mode = load_mode(s, &word);
         if (featured) {
             sift_instr_features f;
-            LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, &f);
+            LLVMBasicBlockRef other = branch_to_features(s, p, word, mode, true, done, &f);
             sift_instr_feature(&f, p->nslots - 1, p->slots[p->nslots - 1].type,
                                LLVMGetOperand(ret, 0));
             LLVMBuildBr(s->b, done);

@@ -35,6 +35,7 @@ typedef struct {
     LLVMValueRef args[SIFT_VALUES_MAX_ARGS]; /* the IR argument of each ARG slot */
     uint32_t implied_args; /* ARG slots (bit per slot) whose values the callers' edges tell */
     bool covered;          /* sanitizer coverage counts its blocks */
+    LLVMValueRef calls;    /* sift_instr_entry_counter, or NULL */
     sift_instr_slot slots[SIFT_INSTR_MAX_SLOTS];
 } sift_instr_fn;
 
@@ -127,6 +128,9 @@ LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
  * counts, passes a constant as argument INDEX; whether the return RET, of a function it counts,
  * returns a constant or a constant chosen by the block it came from. */
 bool sift_instr_has_coverage(LLVMValueRef fn);
+/* The address of the 8-bit counter that sanitizer coverage increments in FN's entry block (the
+ * calls of FN in this execution, modulo 256), or NULL where it counts none. */
+LLVMValueRef sift_instr_entry_counter(LLVMValueRef fn);
 bool sift_instr_arg_implied(LLVMValueRef fn, unsigned index);
 bool sift_instr_return_implied(LLVMValueRef ret);
 

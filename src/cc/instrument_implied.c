@@ -7,14 +7,16 @@
 
 #include <string.h>
 
-/* Whether V, through constant casts and GEPs, is sanitizer coverage's counter or guard array. */
-static bool is_coverage_array(LLVMValueRef v)
+/* Whether V, through constant casts and GEPs, is sanitizer coverage's counter array, or with
+ * GUARDS also its guard array. */
+static bool is_coverage_array(LLVMValueRef v, bool guards)
 {
     while (v && LLVMIsAConstantExpr(v))
         v = LLVMGetOperand(v, 0);
     if (!v || !LLVMIsAGlobalVariable(v)) return false;
     const char *section = LLVMGetSection(v);
-    return section && (!strcmp(section, "__sancov_cntrs") || !strcmp(section, "__sancov_guards"));
+    return section && (!strcmp(section, "__sancov_cntrs") ||
+                       (guards && !strcmp(section, "__sancov_guards")));
 }
 
 bool sift_instr_has_coverage(LLVMValueRef fn)
@@ -24,8 +26,21 @@ bool sift_instr_has_coverage(LLVMValueRef fn)
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
     for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i; i = LLVMGetNextInstruction(i))
         for (int k = 0, n = LLVMGetNumOperands(i); k < n; k++)
-            if (is_coverage_array(LLVMGetOperand(i, k))) return true;
+            if (is_coverage_array(LLVMGetOperand(i, k), true)) return true;
     return false;
+}
+
+LLVMValueRef sift_instr_entry_counter(LLVMValueRef fn)
+{
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i; i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsALoadInst(i)) continue;
+        LLVMTypeRef t = LLVMTypeOf(i);
+        if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 8 &&
+            is_coverage_array(LLVMGetOperand(i, 0), false))
+            return LLVMGetOperand(i, 0);
+    }
+    return NULL;
 }
 
 /* Whether the constant V (a cast of a function, an array of such) is only part of sanitizer

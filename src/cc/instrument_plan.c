@@ -301,6 +301,7 @@ bool sift_instr_plan(const sift_instr_module *m, LLVMValueRef fn, sift_instr_fn 
     if (!p->file) p->file = sift_instr_strdup(m->source, strlen(m->source));
     p->line = p->sp ? LLVMDISubprogramGetLine(p->sp) : 0;
     p->covered = sift_instr_has_coverage(fn);
+    p->calls = sift_instr_entry_counter(fn);
     char *names[SIFT_VALUES_MAX_ARGS] = {0};
     LLVMMetadataRef types[SIFT_VALUES_MAX_ARGS] = {0};
     if (!p->name || !p->file || !plan_args(m, p, names, types) || !plan_fields(m, p, names, types))
