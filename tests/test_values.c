@@ -365,8 +365,8 @@ static void spans_are_readable_page_by_page(void **state)
     assert_true(sift_peek_span(rt, at, at + (size_t)4 * PAGE));
     assert_false(sift_peek_span(rt, at + 16, at + 16));
     assert_int_equal(mprotect(mem + PAGE, PAGE, PROT_NONE), 0);
-    assert_false(sift_peek_span(rt, at + 4000, at + 4200)); /* the last byte */
-    assert_false(sift_peek_span(rt, at + 8000, at + 8400)); /* the first byte */
+    assert_false(sift_peek_span(rt, at + 4000, at + 4200));            /* the last byte */
+    assert_false(sift_peek_span(rt, at + 8000, at + 8400));            /* the first byte */
     assert_false(sift_peek_span(rt, at + 100, at + (size_t)3 * PAGE)); /* a page in the middle */
     assert_true(sift_peek_span(rt, at + (size_t)2 * PAGE, at + (size_t)4 * PAGE));
     munmap(mem, (size_t)4 * PAGE);
@@ -415,8 +415,8 @@ int main(void)
         cmocka_unit_test(a_slot_owns_one_line),   cmocka_unit_test(widths_and_signs),
         cmocka_unit_test(features_of_a_call),     cmocka_unit_test(unreadable_fields_are_skipped),
         cmocka_unit_test(records_in_trace_mode),  cmocka_unit_test(registry),
-        cmocka_unit_test(peek_reads_or_declines),
-        cmocka_unit_test(spans_are_readable_page_by_page), cmocka_unit_test(other_faults_pass_on),
+        cmocka_unit_test(peek_reads_or_declines), cmocka_unit_test(spans_are_readable_page_by_page),
+        cmocka_unit_test(other_faults_pass_on),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

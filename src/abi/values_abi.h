@@ -52,17 +52,18 @@ typedef enum {
 #define SIFT_VALUES_POSITIVE_FIRST (2 * SIFT_VALUES_SMALL + 1)
 #define SIFT_VALUES_NEGATIVE_FIRST (SIFT_VALUES_POSITIVE_FIRST + SIFT_VALUES_SIGN_BUCKETS)
 #define SIFT_VALUES_NULL_BUCKET    (SIFT_VALUES_NEGATIVE_FIRST + SIFT_VALUES_SIGN_BUCKETS)
+#define SIFT_VALUES_HASH           0x9E3779B97F4A7C15ull /* Fibonacci hashing's multiplier */
+#define SIFT_VALUES_FEATURE_BITS   18 /* the VALUES domain has 1 << FEATURE_BITS counters */
+#define SIFT_VALUES_DIRTY_SHIFT    6  /* one dirty byte per 1 << DIRTY_SHIFT counters */
+_Static_assert(SIFT_VALUES_NULL_BUCKET + 1 < 1 << SIFT_VALUES_DIRTY_SHIFT,
+               "a slot's buckets, the non-null pointer's included, fit one line");
+
 /* While fuzzing, the code that computes features inline takes a function's values in the first
  * SAMPLED_CALLS of every 256 calls in one execution, as sanitizer coverage's counter of its
  * entry block counts them: a decoder's inner function, called for each block of an image,
  * otherwise pays a bucket and a load for each value of every call, for values that its first
  * calls mostly showed already (docs/values.md). The hooks, and so traces, take every call. */
 #define SIFT_VALUES_SAMPLED_CALLS 16
-#define SIFT_VALUES_HASH           0x9E3779B97F4A7C15ull /* Fibonacci hashing's multiplier */
-#define SIFT_VALUES_FEATURE_BITS   18 /* the VALUES domain has 1 << FEATURE_BITS counters */
-#define SIFT_VALUES_DIRTY_SHIFT    6  /* one dirty byte per 1 << DIRTY_SHIFT counters */
-_Static_assert(SIFT_VALUES_NULL_BUCKET + 1 < 1 << SIFT_VALUES_DIRTY_SHIFT,
-               "a slot's buckets, the non-null pointer's included, fit one line");
 
 /* A slot's counters lie in one line, which the hash of its function's id and its index picks;
  * the same hash's low bits rotate the buckets within the line, so that two slots that share a

@@ -195,9 +195,9 @@ static LLVMBasicBlockRef block_after(instr *s, LLVMValueRef fn, const char *name
 
 /* While fuzzing, the mode word is exactly SIFT_VALUES_FEATURES: ends the block the builder is
  * in with a branch on that to a new block, where the builder is left and *F is set up for
- * the features of P's slots, unless the call is past the sampled ones (values_abi.h) (AFTER_ENTRY: the entry
- * counter counts it already), which go to SKIP. Returns the block the other way goes to, for
- * the test of the hook. */
+ * the features of P's slots, unless the call is past the sampled ones (values_abi.h), which go
+ * to SKIP (AFTER_ENTRY: the entry counter counts this call already). Returns the block the
+ * other way goes to, for the test of the hook. */
 static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LLVMValueRef word,
                                             LLVMValueRef mode, bool after_entry,
                                             LLVMBasicBlockRef skip, sift_instr_features *f)
@@ -212,8 +212,8 @@ static LLVMBasicBlockRef branch_to_features(instr *s, const sift_instr_fn *p, LL
     if (p->calls) {
         LLVMValueRef before = LLVMBuildLoad2(s->b, s->i8, p->calls, "");
         if (after_entry) before = LLVMBuildSub(s->b, before, sift_instr_int(s->i8, 1), "");
-        LLVMValueRef sampled =
-            LLVMBuildICmp(s->b, LLVMIntULT, before, sift_instr_int(s->i8, SIFT_VALUES_SAMPLED_CALLS), "");
+        LLVMValueRef sampled = LLVMBuildICmp(s->b, LLVMIntULT, before,
+                                             sift_instr_int(s->i8, SIFT_VALUES_SAMPLED_CALLS), "");
         LLVMBasicBlockRef take = block_after(s, p->fn, "sift.values.sampled");
         LLVMBuildCondBr(s->b, sampled, take, skip);
         LLVMPositionBuilderAtEnd(s->b, take);

@@ -15,8 +15,8 @@ static bool is_coverage_array(LLVMValueRef v, bool guards)
         v = LLVMGetOperand(v, 0);
     if (!v || !LLVMIsAGlobalVariable(v)) return false;
     const char *section = LLVMGetSection(v);
-    return section && (!strcmp(section, "__sancov_cntrs") ||
-                       (guards && !strcmp(section, "__sancov_guards")));
+    return section &&
+           (!strcmp(section, "__sancov_cntrs") || (guards && !strcmp(section, "__sancov_guards")));
 }
 
 bool sift_instr_has_coverage(LLVMValueRef fn)

@@ -101,7 +101,8 @@ static void mark(const sift_instr_features *f, unsigned slot, LLVMValueRef bucke
     LLVMValueRef line = constant(bucket, base >> SIFT_VALUES_DIRTY_SHIFT);
     LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
     LLVMValueRef word = LLVMBuildLoad2(b, i64, LLVMBuildGEP2(b, i64, f->known, &line, 1, ""), "");
-    LLVMValueRef known = LLVMBuildAnd(b, LLVMBuildLShr(b, word, rotated, ""), constant(word, 1), "");
+    LLVMValueRef known =
+        LLVMBuildAnd(b, LLVMBuildLShr(b, word, rotated, ""), constant(word, 1), "");
     LLVMBasicBlockRef next = branch_into(f, LLVMBuildIsNull(b, known, ""), "sift.values.mark");
     LLVMValueRef one = LLVMConstInt(i8, 1, 0);
     LLVMBuildStore(b, one, LLVMBuildGEP2(b, i8, f->counters, &idx, 1, ""));

@@ -46,12 +46,15 @@
 #define PEEK_EXPAND(...) PEEK_ROUTINES(__VA_ARGS__)
 /* Two loads, of the first and the last byte of a span: neither leaves the stack changed, so a
  * fault at either returns through sift_peek_fail alike. */
+/* clang-format off */
 #define PEEK_ENDS                                                                                  \
-    ".p2align 4\n.globl sift_peek_ends\n.hidden sift_peek_ends\n" PEEK_TYPE(                      \
-        "sift_peek_ends") "sift_peek_ends:\n\t" PEEK_FIRST                                         \
-                          "\n.globl sift_peek_ends_last\n.hidden sift_peek_ends_last\n"            \
-                          "sift_peek_ends_last:\n\t" PEEK_LAST "\n" PEEK_RETURN(0)                  \
-                              ".size sift_peek_ends, .-sift_peek_ends\n"
+    ".p2align 4\n"                                                                                 \
+    ".globl sift_peek_ends\n.hidden sift_peek_ends\n" PEEK_TYPE("sift_peek_ends")                 \
+    "sift_peek_ends:\n\t" PEEK_FIRST "\n"                                                          \
+    ".globl sift_peek_ends_last\n.hidden sift_peek_ends_last\n"                                    \
+    "sift_peek_ends_last:\n\t" PEEK_LAST "\n" PEEK_RETURN(0)                                      \
+    ".size sift_peek_ends, .-sift_peek_ends\n"
+/* clang-format on */
 /* clang-format off */
 __asm__(".pushsection .text\n"
         PEEK_EXPAND(PEEK_LOADS)

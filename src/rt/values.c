@@ -196,8 +196,7 @@ SIFT_RT_NOINSTR void __sift_values_register(uint32_t abi, const sift_values_fn *
 
 SIFT_RT_NOINSTR void sift_values_skip_known(sift_rt_state *rt, const sift_snapshot *snap)
 {
-    const uint64_t *known =
-        sift_snapshot_known(snap, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS);
+    const uint64_t *known = sift_snapshot_known(snap, SIFT_DOMAIN_VALUES, SIFT_RT_VALUES_COUNTERS);
     rt->values_known = known ? known : nothing_known;
 }
 
