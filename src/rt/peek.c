@@ -54,8 +54,6 @@
     ".globl sift_peek_ends_last\n.hidden sift_peek_ends_last\n"                                    \
     "sift_peek_ends_last:\n\t" PEEK_LAST "\n" PEEK_RETURN(0)                                      \
     ".size sift_peek_ends, .-sift_peek_ends\n"
-/* clang-format on */
-/* clang-format off */
 __asm__(".pushsection .text\n"
         PEEK_EXPAND(PEEK_LOADS)
         PEEK_ENDS
