@@ -236,7 +236,7 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
 sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
                                       uint64_t *ns)
 {
-    *ns = run_target(f, data, size, true, true);
+    *ns = run_target(f, data, size, true, false);
     f->exec.features.n = 0;
     sift_novelty novelty = SIFT_NOTHING;
     check_shape(sift_snapshot_check_and_list(f->snap, f->exec.rt->map, f->mask, &novelty,

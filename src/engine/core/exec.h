@@ -68,8 +68,10 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
     SIFT_FRAME(sift_exec_features);
 
 /* Executes DATA once, contained, and both returns what it added to the global coverage and
- * lists every feature it owns into F's exec.features, with its nanoseconds in *NS: one execution
- * where sift_fuzzer_execute and sift_exec_features take two, for a bit more work after it. */
+ * lists its features into F's exec.features, with its nanoseconds in *NS: one execution where
+ * sift_fuzzer_execute and sift_exec_features take two, for a bit more work after it. The list
+ * leaves out the value features F's snapshot knows: instrumented code skips them, as in every
+ * run that only asks what is new (sift_values_skip_known). */
 sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
                                       uint64_t *ns) SIFT_FRAME(sift_exec_judge_features);
 

@@ -239,18 +239,31 @@ bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
     return novelty != SIFT_NOTHING && take_mutant(f, data, size, f->exec.last_ns, mean, true);
 }
 
+/* Whether the features in F's exec.features make an input of SIZE that ran NS cheaper than the
+ * top entry of any of them; *NTOPS of those entries in TOPS. */
+static bool outranks(sift_fuzzer *f, size_t size, uint64_t ns, sift_entry **tops, size_t *ntops)
+{
+    const sift_features *features = &f->exec.features;
+    return sift_corpus_outranks(f->corpus, features->ids, features->n, size, coarse_time(ns), tops,
+                                ntops);
+}
+
 bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     uint64_t ns, mean = mean_run_ns(f);
     sift_novelty novelty = sift_exec_judge_features(f, data, size, &ns);
     report_slow_unit(f, data, size);
-    if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, false);
+    if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, true);
     sift_entry *tops[16], *e;
     size_t ntops = sizeof tops / sizeof(sift_entry *);
-    const sift_features *features = &f->exec.features;
-    if (!sift_corpus_outranks(f->corpus, features->ids, features->n, size, coarse_time(ns), tops,
-                              &ntops) ||
-        !(e = admit(f, data, size, ns, false, "REDUCE")))
+    /* The run listed no value feature the snapshot knows, so that a smaller mutant does not pay
+     * for marking, listing and looking up every value of every call it made: its edges and
+     * comparisons decide. One that outranks on those runs again for all its features, to be
+     * judged on them and admitted with them. */
+    if (!outranks(f, size, ns, tops, &ntops)) return false;
+    sift_exec_features(f, data, size, true);
+    ntops = sizeof tops / sizeof(sift_entry *);
+    if (!outranks(f, size, ns, tops, &ntops) || !(e = admit(f, data, size, ns, false, "REDUCE")))
         return false;
     /* An entry left without any top rating is evicted: its file in the output corpus goes too,
      * as libFuzzer's does. */
