@@ -186,6 +186,32 @@ static void a_smaller_input_outranks_per_feature(void **state)
     sift_corpus_free(c);
 }
 
+/* The fuzzer lists a smaller mutant's value features only for a parent top-rated for one: the
+ * counts per domain follow the top ratings as they move, and ids of no domain count nowhere. */
+static void top_ratings_are_counted_per_domain(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    const sift_feature_id edge = sift_feature(SIFT_DOMAIN_EDGES, 1, 0),
+                          value = sift_feature(SIFT_DOMAIN_VALUES, 5, 0),
+                          other = sift_feature(SIFT_DOMAIN_VALUES, 6, 0);
+    sift_entry *big = add(c, "big", 100, 0, edge, value, other, UINT64_MAX);
+    assert_int_equal(big->tops[SIFT_DOMAIN_EDGES], 1);
+    assert_int_equal(big->tops[SIFT_DOMAIN_VALUES], 2);
+    /* Smaller with the edge and one value: both go to it, the other value stays. */
+    sift_entry *small = add(c, "small", 50, 0, edge, value);
+    assert_int_equal(small->tops[SIFT_DOMAIN_EDGES], 1);
+    assert_int_equal(small->tops[SIFT_DOMAIN_VALUES], 1);
+    assert_int_equal(big->tops[SIFT_DOMAIN_EDGES], 0);
+    assert_int_equal(big->tops[SIFT_DOMAIN_VALUES], 1);
+    assert_int_equal(small->tops[SIFT_DOMAIN_CMP], 0);
+    /* The last value moves too: the big entry is top-rated for nothing but the stray id. */
+    add(c, "tiny", 10, 0, other);
+    assert_int_equal(big->tops[SIFT_DOMAIN_VALUES], 0);
+    assert_false(big->evicted);
+    sift_corpus_free(c);
+}
+
 static void favored_set_is_minimal_and_covers(void **state)
 {
     (void)state;
@@ -546,6 +572,7 @@ int main(void)
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),
         cmocka_unit_test(many_random_entries),
+        cmocka_unit_test(top_ratings_are_counted_per_domain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,11 +379,15 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         f->freq++;
         if (f->top == NONE || mine < f->top_cost) {
             uint32_t was = f->top;
+            unsigned d = sift_feature_domain(feats[j]);
             /* The new top first: the eviction of the old one counts the feature's holders. */
             f->top = nd->idx;
             f->top_cost = mine;
             nd->owned++;
-            if (was != NONE && --c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
+            if (d < SIFT_DOMAIN_COUNT) nd->e.tops[d]++;
+            if (was == NONE) continue;
+            if (d < SIFT_DOMAIN_COUNT) c->nodes[was]->e.tops[d]--;
+            if (--c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
         }
     }
     /* After every entry of the same cost or less: ties rank by index. */

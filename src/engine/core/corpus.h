@@ -3,6 +3,7 @@
 #define SIFT_CORPUS_H
 
 #include "engine/base/rng.h"
+#include "sift/covmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +18,11 @@ static inline sift_feature_id sift_feature(unsigned domain, size_t index, unsign
     return (uint64_t)domain << 40 | (uint64_t)index << 3 | bucket_bit;
 }
 
+static inline unsigned sift_feature_domain(sift_feature_id feature)
+{
+    return (unsigned)(feature >> 40);
+}
+
 typedef struct {
     uint8_t *data;
     size_t size;
@@ -28,6 +34,7 @@ typedef struct {
     bool favored;          /* top-rated for at least one feature (minimal covering set) */
     bool evicted;          /* dropped from scheduling for good; the name is kept, data is NULL */
     double weight;         /* current scheduling weight (docs/scheduling.md), 0 if evicted */
+    uint32_t tops[SIFT_DOMAIN_COUNT]; /* features of each domain it is top-rated for */
 } sift_entry;
 
 typedef struct sift_corpus sift_corpus;

@@ -73,7 +73,9 @@ void sift_exec_free(sift_fuzzer *f)
 void sift_exec_arm_values(sift_fuzzer *f)
 {
     unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
-    if (sift_values_count(f->exec.rt)) sift_values_set_mode(f->exec.rt, values);
+    if (!sift_values_count(f->exec.rt)) return;
+    sift_values_set_mode(f->exec.rt, values);
+    f->exec.values_armed = values != 0;
 }
 
 void sift_exec_print_modules(const sift_rt_state *rt)
@@ -234,9 +236,9 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
 }
 
 sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
-                                      uint64_t *ns)
+                                      bool every_value, uint64_t *ns)
 {
-    *ns = run_target(f, data, size, true, false);
+    *ns = run_target(f, data, size, true, every_value);
     f->exec.features.n = 0;
     sift_novelty novelty = SIFT_NOTHING;
     check_shape(sift_snapshot_check_and_list(f->snap, f->exec.rt->map, f->mask, &novelty,

@@ -33,6 +33,7 @@ typedef struct {
     sift_features features; /* the last execution's, when they were asked for */
     uint64_t end_ns;        /* when the last execution returned (0 before the first) */
     uint64_t last_ns;       /* how long it ran */
+    bool values_armed;      /* instrumented code marks value features, and skips known ones */
 } sift_exec;
 
 /* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for
@@ -69,10 +70,11 @@ uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bo
 
 /* Executes DATA once, contained, and both returns what it added to the global coverage and
  * lists its features into F's exec.features, with its nanoseconds in *NS: one execution where
- * sift_fuzzer_execute and sift_exec_features take two, for a bit more work after it. The list
- * leaves out the value features F's snapshot knows: instrumented code skips them, as in every
- * run that only asks what is new (sift_values_skip_known). */
+ * sift_fuzzer_execute and sift_exec_features take two, for a bit more work after it. Unless
+ * EVERY_VALUE, the list leaves out the value features F's snapshot knows: instrumented code
+ * skips them, as in every run that only asks what is new (sift_values_skip_known). */
 sift_novelty sift_exec_judge_features(sift_fuzzer *f, const uint8_t *data, size_t size,
-                                      uint64_t *ns) SIFT_FRAME(sift_exec_judge_features);
+                                      bool every_value, uint64_t *ns)
+    SIFT_FRAME(sift_exec_judge_features);
 
 #endif

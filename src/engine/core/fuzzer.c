@@ -248,23 +248,28 @@ static bool outranks(sift_fuzzer *f, size_t size, uint64_t ns, sift_entry **tops
                                 ntops);
 }
 
-bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
+bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size,
+                             const sift_entry *parent)
 {
     uint64_t ns, mean = mean_run_ns(f);
-    sift_novelty novelty = sift_exec_judge_features(f, data, size, &ns);
+    /* Listing every value of every call, and looking each up, is most of what a smaller
+     * mutant's run costs beyond a plain one: only a parent top-rated for a value feature, which
+     * its smaller mutants may take over, pays it. The others list no value feature the snapshot
+     * knows, and their edges and comparisons decide. */
+    bool complete = !f->exec.values_armed || parent->tops[SIFT_DOMAIN_VALUES] > 0;
+    sift_novelty novelty = sift_exec_judge_features(f, data, size, complete, &ns);
     report_slow_unit(f, data, size);
-    if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, true);
+    if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, !complete);
     sift_entry *tops[16], *e;
     size_t ntops = sizeof tops / sizeof(sift_entry *);
-    /* The run listed no value feature the snapshot knows, so that a smaller mutant does not pay
-     * for marking, listing and looking up every value of every call it made: its edges and
-     * comparisons decide. One that outranks on those runs again for all its features, to be
-     * judged on them and admitted with them. */
     if (!outranks(f, size, ns, tops, &ntops)) return false;
-    sift_exec_features(f, data, size, true);
-    ntops = sizeof tops / sizeof(sift_entry *);
-    if (!outranks(f, size, ns, tops, &ntops) || !(e = admit(f, data, size, ns, false, "REDUCE")))
-        return false;
+    if (!complete) {
+        /* To be judged on all its features and admitted with them. */
+        sift_exec_features(f, data, size, true);
+        ntops = sizeof tops / sizeof(sift_entry *);
+        if (!outranks(f, size, ns, tops, &ntops)) return false;
+    }
+    if (!(e = admit(f, data, size, ns, false, "REDUCE"))) return false;
     /* An entry left without any top rating is evicted: its file in the output corpus goes too,
      * as libFuzzer's does. */
     sift_corpus_dir_replace(&f->dir, e, tops, ntops, f->exec.end_ns);
@@ -561,7 +566,7 @@ int sift_fuzzer_run(sift_fuzzer *f)
          * tells both that and whether it found something new. */
         bool reduce =
             !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
-        bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size)
+        bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size, e)
                             : sift_fuzzer_try_mutant(f, f->buf, size);
         if (found) {
             sift_corpus_found(f->corpus, e);

@@ -81,13 +81,14 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
 bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
     SIFT_FRAME(sift_fuzzer_try_mutant);
 
-/* Executes DATA, a mutant smaller than its parent, once: takes it into the corpus when it
- * adds coverage (as sift_fuzzer_try_mutant), or else when it is the cheapest input (size, then
+/* Executes DATA, a mutant smaller than PARENT, once: takes it into the corpus when it adds
+ * coverage (as sift_fuzzer_try_mutant), or else when it is the cheapest input (size, then
  * time) having one of its features, as libFuzzer keeps the smallest input per feature (REDUCE);
  * entries left without any such feature are evicted and their files removed (at the corpus
- * folder's next flush, corpus_dir.h). Returns whether it took DATA. */
-bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size)
-    SIFT_FRAME(sift_fuzzer_try_smaller);
+ * folder's next flush, corpus_dir.h). Value features count only where PARENT is top-rated for
+ * one (docs/scheduling.md). Returns whether it took DATA. */
+bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size,
+                             const sift_entry *parent) SIFT_FRAME(sift_fuzzer_try_smaller);
 
 /* Loads and executes the corpus folders (OPTS inputs), smallest first, then fuzzes until
  * -runs, -max_total_time or a stop request. Returns the process exit code. */
