@@ -206,6 +206,11 @@ SIFT_RT_NOINSTR void sift_values_set_mode(sift_rt_state *rt, unsigned mode)
     __atomic_store_n(&rt->values_mode, mode, __ATOMIC_RELEASE);
 }
 
+SIFT_RT_NOINSTR bool sift_values_counted(const sift_rt_state *rt)
+{
+    return __atomic_load_n(&rt->values_mode, __ATOMIC_RELAXED) & SIFT_VALUES_FEATURES;
+}
+
 SIFT_RT_NOINSTR const sift_values_fn *sift_values_lookup(const sift_rt_state *rt, uint64_t id)
 {
     for (size_t t = 0; t < rt->nvalues_tables; t++) {

@@ -17,6 +17,10 @@
  * after the engine installed its own). */
 void sift_values_set_mode(sift_rt_state *rt, unsigned mode);
 
+/* Whether RT's mode counts values as features: then instrumented code marks them, skipping
+ * those that sift_values_skip_known's snapshot has seen. */
+bool sift_values_counted(const sift_rt_state *rt);
+
 /* Points the inline features at what SNAP has seen of the VALUES domain: a value whose counter
  * SNAP has seen is not marked again, so that a pass only visits lines that hold something new.
  * NULL (as at start) marks every value, for a run whose features are listed. */

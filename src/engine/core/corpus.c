@@ -207,7 +207,7 @@ static double work_of(const sift_feature_id *features, size_t n)
     static const double fewest[8] = {1, 2, 3, 4, 8, 16, 32, 128};
     double work = 1;
     for (size_t j = 0; j < n; j++)
-        if (features[j] >> 40 == SIFT_DOMAIN_EDGES) work += fewest[features[j] & 7];
+        if (sift_feature_domain(features[j]) == SIFT_DOMAIN_EDGES) work += fewest[features[j] & 7];
     return work;
 }
 

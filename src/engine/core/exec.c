@@ -73,9 +73,7 @@ void sift_exec_free(sift_fuzzer *f)
 void sift_exec_arm_values(sift_fuzzer *f)
 {
     unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
-    if (!sift_values_count(f->exec.rt)) return;
-    sift_values_set_mode(f->exec.rt, values);
-    f->exec.values_armed = values != 0;
+    if (sift_values_count(f->exec.rt)) sift_values_set_mode(f->exec.rt, values);
 }
 
 void sift_exec_print_modules(const sift_rt_state *rt)

@@ -33,7 +33,6 @@ typedef struct {
     sift_features features; /* the last execution's, when they were asked for */
     uint64_t end_ns;        /* when the last execution returned (0 before the first) */
     uint64_t last_ns;       /* how long it ran */
-    bool values_armed;      /* instrumented code marks value features, and skips known ones */
 } sift_exec;
 
 /* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for

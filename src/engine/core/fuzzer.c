@@ -256,7 +256,7 @@ bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size,
      * mutant's run costs beyond a plain one: only a parent top-rated for a value feature, which
      * its smaller mutants may take over, pays it. The others list no value feature the snapshot
      * knows, and their edges and comparisons decide. */
-    bool complete = !f->exec.values_armed || parent->tops[SIFT_DOMAIN_VALUES] > 0;
+    bool complete = !sift_values_counted(f->exec.rt) || parent->tops[SIFT_DOMAIN_VALUES] > 0;
     sift_novelty novelty = sift_exec_judge_features(f, data, size, complete, &ns);
     report_slow_unit(f, data, size);
     if (novelty != SIFT_NOTHING) return take_mutant(f, data, size, ns, mean, !complete);
