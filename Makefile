@@ -76,12 +76,15 @@ $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 
-# The value instrumenter works on LLVM bitcode through the LLVM-C API.
+# The value instrumenter works on LLVM bitcode through the LLVM-C API. sift-cc runs it once per
+# source file: linked with LLVM's static libraries it starts without relocating libLLVM's
+# symbols, a fifth of its time on a small file (bench/README.md, "bench/build").
+LLVM_COMPONENTS := core bitreader bitwriter analysis target
 $(call obj,$(INSTR_SRC)): CFLAGS += $(shell $(LLVM_CONFIG) --cflags)
 $(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(shell $(LLVM_CONFIG) --ldflags --libs core bitreader bitwriter analysis) \
-	    -o $@
+	$(CC) $(LDFLAGS) $^ $(shell $(LLVM_CONFIG) --ldflags --link-static --libs $(LLVM_COMPONENTS)) \
+	    -Wl,--as-needed $(shell $(LLVM_CONFIG) --link-static --system-libs) -lstdc++ -o $@
 
 # sift show DIR: a campaign's output folder summed up and plotted (docs/watching.md).
 $(BUILD)/bin/sift: $(call obj,$(CLI_SRC) src/engine/base/humanize.c)
