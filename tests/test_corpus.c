@@ -108,6 +108,26 @@ static void add_copies_sorts_and_refuses_duplicates(void **state)
     sift_corpus_free(NULL);
 }
 
+/* A faster run of an entry's own input takes its place: the input is copied before the old
+ * entry, evicted by the new one, lets its block go. */
+static void an_entry_evicted_by_its_own_input_leaves_a_copy(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    const uint8_t data[] = {'s', 'i', 'f', 't'};
+    const sift_feature_id f[] = {7, 900000, 3};
+    sift_entry *slow = sift_corpus_add(c, data, sizeof data, f, 3, 1000, "slow", 1);
+    assert_non_null(slow);
+    sift_entry *fast = sift_corpus_add(c, slow->data, slow->size, f, 3, 10, "fast", 2);
+    assert_non_null(fast);
+    assert_true(slow->evicted);
+    assert_memory_equal(fast->data, data, sizeof data);
+    const sift_feature_id *listed = sift_corpus_entry_features(c, fast);
+    assert_non_null(listed);
+    assert_true(listed[0] == 3 && listed[1] == 7 && listed[2] == 900000);
+    sift_corpus_free(c);
+}
+
 static void top_rated_prefers_small_and_fast(void **state)
 {
     (void)state;
@@ -561,6 +581,7 @@ int main(void)
         cmocka_unit_test(featmap_grows_and_finds),
         cmocka_unit_test(add_copies_sorts_and_refuses_duplicates),
         cmocka_unit_test(top_rated_prefers_small_and_fast),
+        cmocka_unit_test(an_entry_evicted_by_its_own_input_leaves_a_copy),
         cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(favored_set_is_minimal_and_covers),
         cmocka_unit_test(rare_features_are_picked_more),

@@ -1,6 +1,7 @@
 /* The in-memory corpus and its scheduler. The weighting is explained in docs/scheduling.md. */
 #include "engine/core/corpus.h"
 #include "engine/base/featmap.h"
+#include "engine/base/fidlist.h"
 #include "sift/covmap.h"
 
 #include <math.h>
@@ -30,10 +31,11 @@
 
 struct node {
     sift_entry e;
-    /* Dense feature indices, in the order of the features' ids: what an entry keeps of its
-     * features, 4 bytes each (the ids are in feats). An execution of a large target has
-     * thousands of features, so these lists are most of a corpus's memory. */
-    uint32_t *fids;
+    /* One allocation: the input (when the entry holds one), then what the entry keeps of its
+     * features, their dense indices (the ids are in feats) packed (fidlist.h; packed_of). An
+     * execution of a large target has thousands of features, so these lists are most of a
+     * corpus's memory. */
+    uint8_t *block;
     uint32_t idx;      /* position in the corpus */
     uint32_t owned;    /* features this entry is top-rated for */
     uint32_t alone;    /* features no other entry has */
@@ -69,7 +71,8 @@ struct sift_corpus {
     size_t entry_feats;   /* features of all entries, with repeats: what an update reads */
     uint64_t picks;       /* since the Fenwick tree was rebuilt */
     sift_feature_id *ids; /* scratch: an added entry's features sorted, or an entry's listed */
-    size_t idscap;
+    uint32_t *dense;      /* scratch: an added entry's dense indices */
+    size_t idscap;        /* of both */
     uint64_t picks_since_update;
     size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum;   /* the total weight in it, kept as weights change */
@@ -89,7 +92,7 @@ void sift_corpus_free(sift_corpus *c)
 {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) {
-        free(c->nodes[i]->fids); /* the block of its feature indices and input */
+        free(c->nodes[i]->block); /* its input and feature indices */
         free(c->nodes[i]);
     }
     free(c->nodes);
@@ -99,6 +102,7 @@ void sift_corpus_free(sift_corpus *c)
     free(c->inv);
     free(c->cover);
     free(c->ids);
+    free(c->dense);
     free(c->names);
     sift_featmap_free(&c->fmap);
     free(c);
@@ -255,6 +259,11 @@ static double base_of(const sift_corpus *c, const struct node *nd, double rarity
     return share * (favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
 }
 
+static const uint8_t *packed_of(const struct node *nd)
+{
+    return nd->block + (nd->e.data ? nd->e.size : 0);
+}
+
 /* Sets the weight of entry I from its base and current energy. */
 static void reweigh(sift_corpus *c, size_t i);
 
@@ -265,16 +274,17 @@ static void reweigh(sift_corpus *c, size_t i);
 static void evict(sift_corpus *c, struct node *nd)
 {
     if (nd->e.evicted) return;
+    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
     for (size_t j = 0; j < nd->e.nfeatures; j++) {
-        struct feat *f = &c->feats[nd->fids[j]];
+        struct feat *f = &c->feats[sift_fidlist_next(&r)];
         /* The other holder left is the top-rated one: an evicted entry is top for nothing. */
         if (--f->freq == 1) c->nodes[f->top]->alone++;
     }
     c->entry_feats -= nd->e.nfeatures;
     c->bytes -= nd->e.size;
-    free(nd->fids);
+    free(nd->block);
     nd->e.nfeatures = 0;
-    nd->fids = NULL;
+    nd->block = NULL;
     nd->e.data = NULL;
     nd->e.evicted = true;
     c->nfavored -= nd->e.favored;
@@ -290,8 +300,9 @@ static void fen_append(sift_corpus *c, struct node *nd)
 {
     if (c->fen_n + 1 != c->n) return; /* the tree waits for an update anyway */
     double rarity = 0;
+    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
     for (size_t j = 0; j < nd->e.nfeatures; j++)
-        rarity += 1.0 / c->feats[nd->fids[j]].freq;
+        rarity += 1.0 / c->feats[sift_fidlist_next(&r)].freq;
     nd->base = base_of(c, nd, rarity, nd->alone > 0);
     nd->e.weight = nd->base * energy(c, nd);
     size_t i = ++c->fen_n;
@@ -306,6 +317,7 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Scratch for N features. A partial failure leaves one array larger than idscap: harmless. */
 static int reserve_ids(sift_corpus *c, size_t n)
 {
     if (n <= c->idscap) return 0;
@@ -315,6 +327,9 @@ static int reserve_ids(sift_corpus *c, size_t n)
     sift_feature_id *ids = realloc(c->ids, cap * sizeof(*ids));
     if (!ids) return -1;
     c->ids = ids;
+    uint32_t *dense = realloc(c->dense, cap * sizeof(*dense));
+    if (!dense) return -1;
+    c->dense = dense;
     c->idscap = cap;
     return 0;
 }
@@ -326,7 +341,8 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
         return NULL;
     if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
-    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / sizeof(uint32_t)) return NULL;
+    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / sift_fidlist_bound(1))
+        return NULL;
     if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
         sift_featmap_reserve(&c->fmap, nfeatures) || reserve_ids(c, nfeatures))
         return NULL;
@@ -338,24 +354,26 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         for (size_t j = 0; j < nfeatures; j++)
             if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
     }
-    /* The node, then one block of its dense feature indices and the input, which goes when the
-     * entry is evicted. */
+    /* The node, then the block of its input and packed feature indices, which goes when the
+     * entry is evicted: allocated for the longest packing before the corpus changes, so that
+     * running out of memory leaves it as it was, and cut to size once packed. The input is
+     * copied first: DATA may belong to an entry that this one evicts. */
+    size_t at = data ? size : 0;
     struct node *nd = malloc(sizeof(*nd));
-    uint32_t *fids = malloc(k * sizeof(*fids) + (data ? size : 0) + 1);
-    if (!nd || !fids) {
+    uint8_t *block = malloc(at + sift_fidlist_bound(k) + 1);
+    if (!nd || !block) {
         free(nd);
-        free(fids);
+        free(block);
         return NULL;
     }
-    uint8_t *copy = (uint8_t *)(fids + k);
-    if (data && size) memcpy(copy, data, size);
+    if (at) memcpy(block, data, at);
     *nd = (struct node){
-        .e = {.data = data ? copy : NULL,
+        .e = {.data = data ? block : NULL,
               .size = size,
               .nfeatures = k,
               .exec_ns = exec_ns,
               .added_at = now_execs},
-        .fids = fids,
+        .block = block,
         .idx = (uint32_t)c->n,
         .work = work_of(feats, k),
     };
@@ -372,7 +390,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
             c->feats[c->nfeats++] = (struct feat){.id = feats[j], .top = NONE};
         }
         struct feat *f = &c->feats[*slot];
-        fids[j] = *slot;
+        c->dense[j] = *slot;
         /* The only holder of a feature is its top-rated entry. */
         if (f->freq == 1) c->nodes[f->top]->alone--;
         nd->alone += f->freq == 0;
@@ -389,6 +407,12 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
             if (d < SIFT_DOMAIN_COUNT) c->nodes[was]->e.tops[d]--;
             if (--c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
         }
+    }
+    size_t len = sift_fidlist_pack(c->dense, k, block + at);
+    uint8_t *cut = realloc(block, at + len + 1);
+    if (cut) { /* a failure keeps the block as it was, longer */
+        nd->block = cut;
+        nd->e.data = data ? cut : NULL;
     }
     /* After every entry of the same cost or less: ties rank by index. */
     size_t lo = 0, hi = c->n;
@@ -473,20 +497,23 @@ static void choose_favored(sift_corpus *c)
         if (c->cover[f]) continue;
         struct node *nd = c->nodes[c->feats[f].top];
         nd->e.favored = true;
+        sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
         for (size_t j = 0; j < nd->e.nfeatures; j++)
-            c->cover[nd->fids[j]]++;
+            c->cover[sift_fidlist_next(&r)]++;
     }
-    for (size_t r = c->n; r--;) {
-        struct node *nd = c->nodes[c->by_cost[r]];
+    for (size_t pos = c->n; pos--;) {
+        struct node *nd = c->nodes[c->by_cost[pos]];
         /* The only holder of a feature is favored and covers it alone: it stays. */
         if (!nd->e.favored || nd->alone) continue;
         size_t j = 0;
-        while (j < nd->e.nfeatures && c->cover[nd->fids[j]] > 1)
+        sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
+        while (j < nd->e.nfeatures && c->cover[sift_fidlist_next(&r)] > 1)
             j++;
         if (j < nd->e.nfeatures) continue;
         nd->e.favored = false;
+        r = sift_fidlist_read(packed_of(nd));
         for (j = 0; j < nd->e.nfeatures; j++)
-            c->cover[nd->fids[j]]--;
+            c->cover[sift_fidlist_next(&r)]--;
     }
 }
 
@@ -527,11 +554,12 @@ void sift_corpus_update(sift_corpus *c)
              * every feature of every live entry. */
             double part[4] = {0, 0, 0, 0};
             size_t j = 0, n = nd->e.nfeatures;
+            sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
             for (; j + 4 <= n; j += 4)
                 for (size_t k = 0; k < 4; k++)
-                    part[k] += c->inv[nd->fids[j + k]];
+                    part[k] += c->inv[sift_fidlist_next(&r)];
             for (; j < n; j++)
-                part[0] += c->inv[nd->fids[j]];
+                part[0] += c->inv[sift_fidlist_next(&r)];
             double rarity = (part[0] + part[1]) + (part[2] + part[3]);
             nd->base = base_of(c, nd, rarity, nd->e.favored);
             c->nactive++;
@@ -627,8 +655,10 @@ const sift_feature_id *sift_corpus_entry_features(sift_corpus *c, const sift_ent
 {
     const struct node *nd = (const struct node *)e; /* e is the node's first member */
     if (!c || !e->nfeatures || reserve_ids(c, e->nfeatures)) return NULL;
+    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
     for (size_t j = 0; j < e->nfeatures; j++)
-        c->ids[j] = c->feats[nd->fids[j]].id;
+        c->ids[j] = c->feats[sift_fidlist_next(&r)].id;
+    qsort(c->ids, e->nfeatures, sizeof(*c->ids), by_id);
     return c->ids;
 }
 
