@@ -398,7 +398,8 @@ static void unwritable_folders_stop_the_campaign_before_it_starts(void **state)
 static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state)
 {
     (void)state;
-    /* Finds grown from a long seed cannot be saved; those saved before stay whole. Saved in a
+    /* Finds grown from a long seed cannot be saved (workers.c gives nearly every mutant of a
+     * long uniform seed a branch of its own); those saved before stay whole. Saved in a
      * campaign of their own first: with two workers, a find grown from the long seed may be
      * the first one of a campaign that has it from the start. A file cut short used to be
      * renamed into place under its final name. */
