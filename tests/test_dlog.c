@@ -254,12 +254,61 @@ static void killed_producer_leaves_whole_records(void **state)
     munmap(l.mem, l.len);
 }
 
+/* A producer runs at most 64 KiB (and one record) ahead of the supervisor's cursor, whatever
+ * the ring's size: a stop then has little to save. Closing the log releases a producer waiting
+ * for room, which before waited for as long as nobody drained. */
+static void producers_wait_a_bounded_backlog_until_closed(void **state)
+{
+    (void)state;
+    shared_log l;
+    map_log(&l, 1, 1 << 20);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        die_with_parent();
+        sift_dlog_scratch s = {0};
+        static uint8_t data[1000];
+        for (uint32_t seq = 0;; seq++) {
+            sift_dlog_entry e = {.origin = seq, .data = data, .size = sizeof data};
+            if (sift_dlog_publish(&l.log, 0, &e, &s) != 0) _exit(errno == ECANCELED ? 3 : 2);
+        }
+    }
+    while (sift_dlog_head(&l.log, 0) < 60 * 1024) {
+        struct timespec nap = {0, 1000000};
+        nanosleep(&nap, NULL);
+    }
+    sift_dlog_entry e;
+    sift_dlog_scratch s = {0};
+    uint64_t cursor = 0;
+    assert_int_equal(sift_dlog_read(&l.log, 0, &cursor, &e, &s), 1);
+    uint64_t record = cursor;
+    struct timespec nap = {0, 50000000};
+    nanosleep(&nap, NULL);
+    assert_true(sift_dlog_head(&l.log, 0) <= 64 * 1024 + record);
+    /* Released room is taken up again, to the same bound. */
+    sift_dlog_release(&l.log, 0, cursor);
+    while (sift_dlog_head(&l.log, 0) <= 64 * 1024) {
+        struct timespec tick = {0, 1000000};
+        nanosleep(&tick, NULL);
+    }
+    nanosleep(&nap, NULL);
+    assert_true(sift_dlog_head(&l.log, 0) <= cursor + 64 * 1024 + record);
+    sift_dlog_close(&l.log);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 3);
+    sift_dlog_scratch_free(&s);
+    munmap(l.mem, l.len);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(racing_producers_lose_nothing),
         cmocka_unit_test(killed_producer_leaves_whole_records),
+        cmocka_unit_test(producers_wait_a_bounded_backlog_until_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

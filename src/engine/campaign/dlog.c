@@ -17,6 +17,10 @@
 
 /* How long a producer sleeps while the supervisor makes room. */
 #define FULL_WAIT_NS 200000
+/* How far a producer may run ahead of the supervisor (or by one record, when that is larger):
+ * what a ring holds undrained is what a stop has to save or drop, and how long a find waits to
+ * be saved. Some hundreds of finds, a fraction of a second of the supervisor's saving. */
+#define BACKLOG_BYTES (64u * 1024)
 
 static size_t round8(size_t n)
 {
@@ -75,6 +79,11 @@ uint64_t sift_dlog_generation(const sift_dlog *log)
 void sift_dlog_release(sift_dlog *log, unsigned ring, uint64_t cursor)
 {
     atomic_store_explicit(&ring_at(log, ring)->drained, cursor, memory_order_release);
+}
+
+void sift_dlog_close(sift_dlog *log)
+{
+    atomic_store_explicit(&log->hdr->closed, 1, memory_order_relaxed);
 }
 
 void sift_dlog_scratch_free(sift_dlog_scratch *s)
@@ -213,7 +222,14 @@ int sift_dlog_publish(sift_dlog *log, unsigned ring, sift_dlog_entry *e, sift_dl
     sift_dlog_ring *r = ring_at(log, ring);
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t end = head + len;
-    while (end - atomic_load_explicit(&r->drained, memory_order_acquire) > log->ring_bytes) {
+    size_t backlog = log->ring_bytes < BACKLOG_BYTES ? log->ring_bytes : BACKLOG_BYTES;
+    for (;;) {
+        uint64_t drained = atomic_load_explicit(&r->drained, memory_order_acquire);
+        if (end - drained <= (drained == head ? log->ring_bytes : backlog)) break;
+        if (atomic_load_explicit(&log->hdr->closed, memory_order_relaxed)) {
+            errno = ECANCELED;
+            return -1;
+        }
         struct timespec pause = {0, FULL_WAIT_NS};
         nanosleep(&pause, NULL);
     }

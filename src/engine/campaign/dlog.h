@@ -42,6 +42,9 @@ typedef struct {
     uint64_t magic;
     uint32_t nrings;
     uint64_t ring_bytes;
+    /* Set when the campaign stops: a producer waiting for room gives up rather than wait for a
+     * supervisor that no longer drains. */
+    _Atomic uint32_t closed;
     /* Bumped after every publication: a reader tests this one word to see whether any ring
      * holds something new. */
     _Alignas(64) _Atomic uint64_t published;
@@ -77,7 +80,7 @@ size_t sift_dlog_record_size(const sift_dlog_entry *e);
 
 /* Appends E to RING, which only this process writes, stamping published_ns. Waits while the
  * supervisor has not drained the room it needs. Returns 0, or -1 (ENOMEM, E2BIG: larger than
- * sift_dlog_max_record) with nothing published. */
+ * sift_dlog_max_record; ECANCELED: the log was closed while it waited) with nothing published. */
 int sift_dlog_publish(sift_dlog *log, unsigned ring, sift_dlog_entry *e, sift_dlog_scratch *s);
 
 /* Reads the record of RING at *CURSOR into E (pointing into S) and advances *CURSOR.
@@ -88,6 +91,9 @@ int sift_dlog_read(const sift_dlog *log, unsigned ring, uint64_t *cursor, sift_d
 
 /* The supervisor took everything of RING before CURSOR: the producer may reuse that room. */
 void sift_dlog_release(sift_dlog *log, unsigned ring, uint64_t cursor);
+
+/* No more room will be made: producers waiting for it, and later ones, give up. */
+void sift_dlog_close(sift_dlog *log);
 
 uint64_t sift_dlog_head(const sift_dlog *log, unsigned ring);
 /* The publication count (sift_dlog_header.published). */

@@ -70,6 +70,7 @@ int sift_shared_snapshot(const sift_shared *s, sift_snapshot **out)
 void sift_shared_stop(sift_shared *s)
 {
     atomic_store_explicit(&s->hdr->stop, 1, memory_order_release);
+    sift_dlog_close(&s->log);
 }
 
 int sift_shared_stopping(const sift_shared *s)

@@ -58,6 +58,7 @@ typedef struct {
     size_t nitems;
     size_t max_len;
     uint64_t start_ns, start_unix, fuzz_start_ns;
+    uint64_t interrupted_ns; /* when the first SIGINT or SIGTERM was seen, 0 before */
     uint64_t found, imported, crashes, hangs, replay_failed;
     uint64_t ooms; /* of the crashes, those out of memory */
     uint64_t last_crash_unix, last_hang_unix, execs_at_crash;

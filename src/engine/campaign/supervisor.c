@@ -36,6 +36,13 @@ static volatile sig_atomic_t g_interrupts;
 #define QUICK_DEATH_NS SIFT_SECOND_NS /* a worker dying this soon after its start */
 #define QUICK_DEATHS   10             /* in a row: the target cannot be fuzzed as it is */
 #define STOP_GRACE_NS  (10 * SIFT_SECOND_NS)
+/* After SIGINT or SIGTERM: workers still running then are killed, and what the rings still
+ * hold is not saved (it was never reported), so that the campaign ends within two seconds. */
+#define INTERRUPT_GRACE_NS (SIFT_SECOND_NS)
+/* Finds staged between two flushes: with -out each holds two descriptors until its flush. */
+#define DRAIN_BATCH 32
+/* How long one round may drain before the loop looks at signals, budgets and workers. */
+#define DRAIN_SLICE_NS (100 * SIFT_MS_NS)
 
 static void on_interrupt(int sig)
 {
@@ -49,40 +56,89 @@ unsigned sift_super_workers(const sift_options *o)
     return (unsigned)n;
 }
 
-/* Takes everything the rings hold into the corpus, saves it, and releases the room to the
- * producers. A find is reported only once its files are in place. */
-static void drain(sift_super *s)
+/* Whether SIGINT or SIGTERM came; the first time it is seen, notes when. */
+static bool interrupted(sift_super *s)
 {
-    size_t nnew = 0;
-    for (unsigned r = 0; r < s->sh.log.nrings; r++) {
-        sift_dlog_entry e;
-        while (sift_dlog_read(&s->sh.log, r, &s->cursors[r], &e, &s->rd) == 1) {
-            if (s->replaying) {
-                const sift_super_item *it = &s->info[e.origin < s->nitems ? e.origin : 0];
-                sift_store_replayed(&s->camp, &e, e.origin, it->where, it->queue_id);
-                continue;
+    if (g_interrupts && !s->interrupted_ns) s->interrupted_ns = sift_now_ns();
+    return g_interrupts;
+}
+
+/* UNTIL_NS, or sooner when an interrupt's grace ends before it. */
+static uint64_t until_or_grace(sift_super *s, uint64_t until_ns)
+{
+    if (!interrupted(s)) return until_ns;
+    uint64_t grace = s->interrupted_ns + INTERRUPT_GRACE_NS;
+    return grace < until_ns ? grace : until_ns;
+}
+
+/* Takes one record of ring R into the corpus; returns whether the ring had one. */
+static bool take_one(sift_super *s, unsigned r, size_t *nnew)
+{
+    sift_dlog_entry e;
+    if (sift_dlog_read(&s->sh.log, r, &s->cursors[r], &e, &s->rd) != 1) return false;
+    if (s->replaying) {
+        const sift_super_item *it = &s->info[e.origin < s->nitems ? e.origin : 0];
+        sift_store_replayed(&s->camp, &e, e.origin, it->where, it->queue_id);
+        return true;
+    }
+    char desc[256];
+    bool synced = r == s->n && s->sync;
+    if (synced)
+        sift_sync_describe(s->sync, e.origin, desc, sizeof desc);
+    else
+        sift_super_describe_find(s, &e, desc, sizeof desc);
+    int taken = sift_store_take(&s->camp, &e, desc);
+    if (taken < 0) sift_super_unsaved(s);
+    if (taken > 0 && sift_super_note_find(s, e.size, synced) == 0) ++*nnew;
+    return true;
+}
+
+/* Takes records from the rings in turn until DRAIN_BATCH finds wait for their flush or the
+ * rings are empty; returns how many records it read. Each ring's room goes back to its
+ * producer as soon as its records are copied out: the supervisor's copy is what gets saved. */
+static size_t take_batch(sift_super *s, size_t *nnew)
+{
+    size_t read = 0;
+    for (bool more = true; more && *nnew < DRAIN_BATCH;) {
+        more = false;
+        for (unsigned r = 0; r < s->sh.log.nrings && *nnew < DRAIN_BATCH; r++)
+            if (take_one(s, r, nnew)) {
+                sift_dlog_release(&s->sh.log, r, s->cursors[r]);
+                read++;
+                more = true;
             }
-            char desc[256];
-            bool synced = r == s->n && s->sync;
-            if (synced)
-                sift_sync_describe(s->sync, e.origin, desc, sizeof desc);
-            else
-                sift_super_describe_find(s, &e, desc, sizeof desc);
-            int taken = sift_store_take(&s->camp, &e, desc);
-            if (taken < 0) sift_super_unsaved(s);
-            if (taken <= 0 || sift_super_note_find(s, e.size, synced) != 0) continue;
-            nnew++;
+    }
+    return read;
+}
+
+/* Saves what the rings hold, a batch at a time: each staged file holds a descriptor until its
+ * flush, and a find is reported only once its files are in place. Returns at UNTIL_NS even
+ * when finds keep coming, so that the loop looks at signals, budgets and workers: meanwhile the
+ * producers wait for room, which paces them to the disk. */
+static void drain(sift_super *s, uint64_t until_ns)
+{
+    for (;;) {
+        size_t nnew = 0, read = take_batch(s, &nnew);
+        if (nnew && sift_store_flush(&s->camp) != 0) {
+            sift_super_unsaved(s);
+            s->nfinds = 0;
+            return;
         }
-        /* Never behind: producers wait for this cursor before overwriting anything. */
-        sift_dlog_release(&s->sh.log, r, s->cursors[r]);
+        if (nnew) sift_super_report_finds(s);
+        if (!read || s->unsaved || sift_now_ns() >= until_or_grace(s, until_ns)) return;
     }
-    if (!nnew) return;
-    if (sift_store_flush(&s->camp) != 0) {
-        sift_super_unsaved(s);
-        s->nfinds = 0;
-        return;
-    }
-    sift_super_report_finds(s);
+}
+
+/* One round's share of draining. */
+static void drain_slice(sift_super *s)
+{
+    drain(s, sift_now_ns() + DRAIN_SLICE_NS);
+}
+
+/* Everything the rings hold, once their producers are gone. */
+static void drain_all(sift_super *s)
+{
+    drain(s, UINT64_MAX);
 }
 
 static void run_replay(sift_super *s, sift_replay *rp) SIFT_FRAME(run_replay);
@@ -93,11 +149,11 @@ static void run_replay(sift_super *s, sift_replay *rp)
         s->exit_code = 1;
     }
     while (sift_replay_poll(rp, ROUND_MS) > 0) {
-        drain(s);
-        if (g_interrupts) break;
+        drain_slice(s);
+        if (interrupted(s)) break;
     }
     sift_replay_end(rp);
-    drain(s);
+    drain_all(s);
 }
 
 static void replay_failed(void *ctx, size_t item, sift_replay_failure why, int status,
@@ -320,7 +376,7 @@ static void sync_round(sift_super *s, uint64_t now)
     if (s->syncing) {
         if (sift_replay_poll(&s->sync_rp, 0) > 0) return;
         sift_replay_end(&s->sync_rp);
-        drain(s);
+        drain_all(s);
         s->syncing = false;
         if (sift_sync_commit(s->sync) != 0) {
             s->stopping = true;
@@ -353,12 +409,12 @@ static void stop_workers(sift_super *s)
                         (s->o->timeout > 0 ? (uint64_t)s->o->timeout * SIFT_SECOND_NS : 0);
     for (;;) {
         reap_workers(s);
-        drain(s);
+        drain_slice(s);
         unsigned alive = 0;
         for (unsigned k = 0; k < s->n; k++)
             alive += s->slots[k].pid > 0;
         if (!alive) break;
-        if (sift_now_ns() > deadline || g_interrupts > 1)
+        if (sift_now_ns() > until_or_grace(s, deadline))
             for (unsigned k = 0; k < s->n; k++)
                 if (s->slots[k].pid > 0) kill(s->slots[k].pid, SIGKILL);
         struct timespec nap = {0, ROUND_MS * 1000000L};
@@ -368,7 +424,7 @@ static void stop_workers(sift_super *s)
         sift_replay_end(&s->sync_rp);
         s->syncing = false;
     }
-    drain(s);
+    drain_all(s);
 }
 
 static int campaign(sift_super *s) SIFT_FRAME(campaign);
@@ -386,7 +442,7 @@ static int campaign(sift_super *s)
         struct timespec nap = {0, ROUND_MS * 1000000L};
         nanosleep(&nap, NULL);
         uint64_t now = sift_now_ns();
-        drain(s);
+        drain_slice(s);
         reap_workers(s);
         if (now - settled >= SETTLE_NS) {
             sift_store_settle(&s->camp);
@@ -395,7 +451,7 @@ static int campaign(sift_super *s)
         if (s->sync && !s->stopping) sync_round(s, now);
         sift_super_report(s, now, false);
         if (view && sift_view_due(s->view, now)) sift_super_view(s, now, false);
-        if (g_interrupts || out_of_budget(s, now)) s->stopping = true;
+        if (interrupted(s) || out_of_budget(s, now)) s->stopping = true;
     }
     stop_workers(s);
     sift_store_settle(&s->camp);

@@ -136,7 +136,7 @@ static void found(void *ctx, sift_fuzzer *f, const sift_entry *parent)
         d.nfeatures = 0;
         rc = sift_dlog_publish(&w->sh->log, w->index, &d, &w->pub);
     }
-    if (rc != 0)
+    if (rc != 0 && errno != ECANCELED) /* closed: the campaign is stopping */
         fprintf(stderr, "sift: worker %u: cannot publish %s (%zu bytes): %s\n", w->index, e->name,
                 e->size, strerror(errno));
     atomic_fetch_add_explicit(&w->stats->new_units, 1, memory_order_relaxed);
