@@ -297,38 +297,88 @@ static void writable_folders(void **state)
     assert_null(sift_fs_folder_of("0123456789abcdef/x", out, sizeof out));
 }
 
-/* A folder's lock: a second holder is refused with the first one's pid, which a closed lock
- * (the kernel's doing when its process dies) no longer stops; a pid that is no number is not
- * repeated. */
+/* A folder's lock: a second holder is refused with the first one's pid, as the kernel knows it
+ * (what the file says may be anything), which a closed lock (the kernel's doing when its
+ * process dies) no longer stops. */
 static void a_locked_folder_names_its_owner(void **state)
 {
     (void)state;
     char err[4352], want[256];
     int fd = sift_fs_lock(root, err, sizeof err);
     assert_true(fd >= 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        snprintf(want, sizeof want, "%s: in use by another campaign (pid %ld)", root,
-                 (long)getppid());
-        _exit(sift_fs_lock(root, err, sizeof err) == -1 && strcmp(err, want) == 0 ? 0 : 1);
+    for (int planted = 0; planted < 2; planted++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            /* Written in the child: the parent's own close of the file would drop its lock. */
+            if (planted) put(".lock", "\x1b]0;x\x07");
+            snprintf(want, sizeof want, "%s: in use by another campaign (pid %ld)", root,
+                     (long)getppid());
+            _exit(sift_fs_lock(root, err, sizeof err) == -1 && strcmp(err, want) == 0 ? 0 : 1);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    put(".lock", "\x1b]0;x\x07");
-    pid = fork();
-    if (pid == 0) {
-        snprintf(want, sizeof want, "%s: in use by another campaign (pid unknown)", root);
-        _exit(sift_fs_lock(root, err, sizeof err) == -1 && strcmp(err, want) == 0 ? 0 : 1);
-    }
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(fd);
     fd = sift_fs_lock(root, err, sizeof err);
     assert_true(fd >= 0);
     close(fd);
     unlink(at(".lock"));
+}
+
+/* A child forked by the holder (a worker, or a process the target leaves behind) does not hold
+ * the lock: once the holder has let it go, another campaign takes it while the child lives.
+ * With flock(2) the child's inherited descriptor kept the folder locked. */
+static void a_child_of_the_holder_does_not_hold_the_lock(void **state)
+{
+    (void)state;
+    char err[4352];
+    int done[2];
+    assert_int_equal(pipe(done), 0);
+    pid_t holder = fork();
+    assert_true(holder >= 0);
+    if (holder == 0) {
+        int fd = sift_fs_lock(root, err, sizeof err);
+        if (fd < 0) _exit(1);
+        if (fork() == 0) { /* lingers with the descriptor until the test is done */
+            char c;
+            ssize_t got = read(done[0], &c, 1);
+            _exit(got < 0);
+        }
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(holder, &status, 0), holder);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    int fd = sift_fs_lock(root, err, sizeof err);
+    if (fd < 0) fail_msg("%s", err);
+    close(fd);
+    assert_int_equal(write(done[1], "x", 1), 1);
+    close(done[0]);
+    close(done[1]);
+    unlink(at(".lock"));
+}
+
+/* A hard link planted as .lock is refused, and the file it shares an inode with is left as it
+ * was: the pid used to be written through it. */
+static void a_hard_link_as_lock_is_not_written_through(void **state)
+{
+    (void)state;
+    char err[4352], want[4352];
+    put("precious", "keep me\n");
+    assert_int_equal(link(at("precious"), at(".lock")), 0);
+    assert_int_equal(sift_fs_lock(root, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s/.lock: not a regular file of its own (remove it)", root);
+    assert_string_equal(err, want);
+    char buf[64] = "";
+    FILE *f = fopen(at("precious"), "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "keep me\n");
+    unlink(at(".lock"));
+    unlink(at("precious"));
 }
 
 /* A folder of sift's own is listed without following a link, and must not be one itself. */
@@ -368,6 +418,8 @@ int main(void)
         cmocka_unit_test(huge_files_are_read_up_to_the_limit),
         cmocka_unit_test(writable_folders),
         cmocka_unit_test(a_locked_folder_names_its_owner),
+        cmocka_unit_test(a_child_of_the_holder_does_not_hold_the_lock),
+        cmocka_unit_test(a_hard_link_as_lock_is_not_written_through),
         cmocka_unit_test(own_folders_follow_no_link),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -280,9 +279,17 @@ char *sift_fs_folder_of(const char *path, char *out, size_t cap)
     return out;
 }
 
+/* The pid of the process holding the lock on FD, 0 when the kernel does not say (another
+ * machine's, over NFS). The file's own text is not asked: anyone may write it. */
+static long lock_holder(int fd)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    return fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0 ? fl.l_pid : 0;
+}
+
 int sift_fs_lock(const char *dir, char *err, size_t errlen)
 {
-    char path[4096], pid[24] = "";
+    char path[4096], pid[24];
     if ((size_t)snprintf(path, sizeof path, "%s/.lock", dir) >= sizeof path) {
         snprintf(err, errlen, "%s: path too long", dir);
         return -1;
@@ -292,20 +299,21 @@ int sift_fs_lock(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
+    /* A hard link would have the pid written into the file it shares with another folder. */
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        snprintf(err, errlen, "%s: not a regular file of its own (remove it)", path);
         close(fd);
         return -1;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
         int e = errno;
-        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
-        if (strspn(pid, "0123456789") != strlen(pid)) pid[0] = '\0'; /* the file is not trusted */
-        if (e == EWOULDBLOCK)
-            snprintf(err, errlen, "%s: in use by another campaign (pid %s)", dir,
-                     pid[0] ? pid : "unknown");
+        long holder = e == EACCES || e == EAGAIN ? lock_holder(fd) : -1;
+        if (holder > 0)
+            snprintf(err, errlen, "%s: in use by another campaign (pid %ld)", dir, holder);
+        else if (holder == 0)
+            snprintf(err, errlen, "%s: in use by another campaign (pid unknown)", dir);
         else
             snprintf(err, errlen, "%s: %s", path, strerror(e));
         close(fd);
