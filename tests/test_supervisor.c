@@ -518,6 +518,37 @@ static void a_target_that_changes_folder_loses_no_crash(void **state)
     assert_int_equal(sift_test_count_entries(dir, "sub", "*"), 0);
 }
 
+/* A target that forks a child which outlives the campaign (without exec; here while the saved
+ * seed is replayed): the next campaign on the same folders starts at once. The child used to
+ * inherit the lock, and the start was refused as "in use by another campaign" with the pid of the
+ * dead supervisor. */
+static void a_child_the_target_leaves_behind_holds_no_lock(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c o && mkdir c && printf L > c/seed && "
+                          "./hostile -workers=1 -runs=0 -out=o c 2>log && "
+                          "./hostile -workers=1 -runs=0 -out=o c 2>log2; echo rc=$?; "
+                          "grep -h 'in use' log log2");
+    assert_int_not_equal(rc, -1);
+    assert_string_equal(proc.out, "rc=0\n");
+}
+
+/* A target that closes stdout and stderr before it crashes, under -workers: the artifact's
+ * name still reaches the supervisor, which reports it and keeps its copy in crashes/. It used
+ * to be lost with stderr (the supervisor reads it from the worker's log). */
+static void a_target_without_stderr_loses_no_artifact(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c o crash-* && mkdir c && printf O > c/seed && "
+                          "./hostile -workers=1 -max_total_time=60 -out=o c");
+    assert_int_equal(rc, 77);
+    const char *crash = strstr(proc.err, "CRASH  worker 0 ");
+    assert_non_null(crash);
+    assert_non_null(strstr(crash, ", artifact ./crash-"));
+    assert_int_equal(entries("o/crashes", "id:*"), 1);
+    assert_int_equal(sift_test_count_entries(dir, NULL, "crash-*"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +565,8 @@ int main(void)
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(a_busy_folder_refuses_a_second_campaign),
         cmocka_unit_test(a_target_that_changes_folder_loses_no_crash),
+        cmocka_unit_test(a_child_the_target_leaves_behind_holds_no_lock),
+        cmocka_unit_test(a_target_without_stderr_loses_no_artifact),
     };
     return cmocka_run_group_tests(tests, build, sift_test_scratch_teardown);
 }

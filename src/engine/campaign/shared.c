@@ -1,5 +1,6 @@
 /* The memory every process of a campaign shares (layout in docs/workers.md). */
 #include "engine/campaign/shared.h"
+#include "engine/contain/report.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,6 +10,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
 #define SHARED_MAGIC 0x3152485354464953ull /* "SIFTSHR1" */
 
@@ -85,6 +88,10 @@ void sift_shared_child(pid_t parent, int log_fd)
     if (log_fd >= 0) {
         dup2(log_fd, STDOUT_FILENO);
         dup2(log_fd, STDERR_FILENO);
+        /* Reports go to the log through a descriptor of its own, which the supervisor reads
+         * the artifact's name from: a target that closes stderr keeps neither from it. */
+        sift_report_set_fd(log_fd);
+        if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)log_fd);
     }
 }
 
