@@ -113,6 +113,39 @@ static void merge_control_file_records_and_resumes(void **state)
     assert_null(strstr(proc.err, "crashed or hung"));
 }
 
+/* The control file's temporary is made new: a link planted at CTL.tmp is not followed (it used
+ * to be, and the file it named was overwritten with the control file). */
+static void merge_control_file_follows_no_planted_link(void **state)
+{
+    (void)state;
+    expect_err("rm -rf into from mcf* victim && mkdir into from && printf x > into/x && "
+               "printf y > from/y && printf keep > victim && ln -s victim mcf.tmp && "
+               "./faults -merge=1 -merge_control_file=mcf into from",
+               0, "MERGE-OUTER: ");
+    assert_int_equal(SIFT_TEST_SH("cat victim; echo; head -n 2 mcf; test -L mcf.tmp"), 0);
+    assert_string_equal(proc.out, "keep\n2\n1\n");
+}
+
+/* SIGTERM ends a merge at once with exit code 72, as libFuzzer's does, in one process
+ * and with workers; it used to be acknowledged and then the merge ran to its end (here, to the
+ * end of a hang). Nothing is merged. */
+static void sigterm_ends_a_merge(void **state)
+{
+    (void)state;
+    static const char *const modes[] = {"", "-workers=2"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        int rc = SIFT_TEST_SH(
+            "rm -rf into from && mkdir into from && printf x > into/x && printf H > from/hang && "
+            "printf y > from/y && { ./faults -timeout=30 %s -merge=1 into from 2>log & p=$!; }; "
+            "for i in $(seq 600); do grep -qE 'MERGE-OUTER: |replay' log && break; sleep 0.05; "
+            "done; sleep 0.2; kill -TERM $p; wait $p; echo rc=$?; ls into; "
+            "grep -c 'libFuzzer: run interrupted; exiting' log",
+            modes[i]);
+        assert_int_equal(rc, 0);
+        if (strcmp(proc.out, "rc=72\nx\n1\n") != 0) fail_msg("%s: %s", modes[i], proc.out);
+    }
+}
+
 /* libFuzzer reports a harness that writes into its input, and ClusterFuzz takes the words of
  * that report in a binary as the sign that it supports the two-step merge. */
 static void overwritten_input_is_reported(void **state)
@@ -186,6 +219,8 @@ int main(void)
         cmocka_unit_test(reduce_inputs_and_shrink),
         cmocka_unit_test(reload_takes_in_what_others_saved),
         cmocka_unit_test(merge_control_file_records_and_resumes),
+        cmocka_unit_test(merge_control_file_follows_no_planted_link),
+        cmocka_unit_test(sigterm_ends_a_merge),
         cmocka_unit_test(overwritten_input_is_reported),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);

@@ -249,6 +249,12 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
     _exit(0);
 }
 
+int sift_fault_interrupted(void)
+{
+    say_pid("libFuzzer: run interrupted; exiting\n");
+    return SIFT_EXIT_INTERRUPTED;
+}
+
 /* A process the target forked reported a crash (its report is above): the fuzzing process
  * stops with the error exit code, as if the crash were its own. */
 static void stop_if_a_child_crashed(const sift_fault *f)

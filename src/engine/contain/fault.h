@@ -20,6 +20,8 @@
 
 /* Exit codes as libFuzzer uses them (error and timeout codes come from the options). */
 #define SIFT_EXIT_OOM 71
+/* libFuzzer's exit code when SIGINT or SIGTERM ends a merge (its InterruptExitCode). */
+#define SIFT_EXIT_INTERRUPTED 72
 
 typedef struct {
     const sift_options *opts;
@@ -73,6 +75,10 @@ bool sift_fault_can_check_leaks(const sift_fault *f);
 /* Runs the leak check after an execution of DATA; on a leak writes the leak artifact, prints
  * the report and exits with -error_exitcode. Only call when sift_fault_can_check_leaks(). */
 void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size);
+
+/* For a merge that SIGINT or SIGTERM ends: prints libFuzzer's line ("==PID== libFuzzer: run
+ * interrupted; exiting") and returns libFuzzer's exit code for it, SIFT_EXIT_INTERRUPTED. */
+int sift_fault_interrupted(void);
 
 /* Process memory in MiB (peak resident set), for status lines. */
 size_t sift_fault_rss_mb(void);

@@ -3,6 +3,7 @@
  * "FT i" and "COV i" after it. libFuzzer lists its feature and edge ids on the FT and COV
  * lines; sift's features are its own, and its lines carry none. */
 #include "engine/modes/mcf.h"
+#include "engine/base/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,22 +52,20 @@ static void read_progress(FILE *in, bool *failed, size_t n)
     }
 }
 
+/* Written whole through a temporary of sift_write_whole's (created new, so a link planted in
+ * its place is never followed), then renamed over PATH. */
 static int write_header(const char *path, const char *const *names, size_t n, size_t nold)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = fopen(tmp, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
     if (!out) return -1;
     fprintf(out, "%zu\n%zu\n", n, nold);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%s\n", names[i]);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
-        int saved = errno;
-        unlink(tmp);
-        errno = saved;
-        return -1;
-    }
-    return 0;
+    int rc = fclose(out) == 0 ? sift_write_whole(path, (const uint8_t *)text, len, false) : -1;
+    free(text);
+    return rc;
 }
 
 int sift_mcf_open(sift_mcf *m, const char *path, const char *const *names, size_t n, size_t nold)

@@ -1,6 +1,7 @@
 /* Corpus merging (-merge=1), run in a child process so that an input that crashes or hangs
  * costs that input, never the whole merge. */
 #include "engine/modes/merge.h"
+#include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
 #include "engine/modes/mcf.h"
 
@@ -132,17 +133,32 @@ static size_t share_snapshot(sift_fuzzer *f, void **mem)
     return len;
 }
 
-/* Reads notes until the child exits or goes silent for longer than the timeout. */
-static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, merge_note *first)
+/* How often the parent looks at interrupts while it waits for a child's note. */
+#define WATCH_SLICE_MS 50
+
+/* Reads notes until the child exits, goes silent for longer than the timeout, or SIGINT or
+ * SIGTERM comes (then the child is killed and INTERRUPTED set). Returns its status. */
+static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merge_note *first,
+                       bool *interrupted)
 {
+    long long timeout_ms = f->opts->timeout > 0 ? f->opts->timeout * 1000 + 1000 : -1;
+    uint64_t heard = sift_now_ns();
     for (;;) {
-        if (!sift_fs_wait_readable(fd, timeout > 0 ? timeout * 1000 + 1000 : -1)) {
+        if (f->fault.stop_requested) {
+            *interrupted = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (!sift_fs_wait_readable(fd, WATCH_SLICE_MS)) {
+            if (timeout_ms < 0 || sift_now_ns() - heard < (uint64_t)timeout_ms * SIFT_MS_NS)
+                continue;
             kill(pid, SIGKILL); /* a hang: the input it was running is to blame */
             break;
         }
         merge_note n;
         ssize_t got = read(fd, &n, sizeof n);
         if (got != (ssize_t)sizeof n) break;
+        heard = sift_now_ns();
         if (n.index == -1 && first->index == 0) *first = n;
         *last = n;
     }
@@ -152,7 +168,8 @@ static int watch_child(pid_t pid, int fd, long long timeout, merge_note *last, m
 }
 
 /* Runs the children over INPUTS (the first NOLD from the first folder) until all were tried,
- * skipping each input a child died on. Returns 0, or 1 with a message. */
+ * skipping each input a child died on. Returns 0, 1 with a message, or SIFT_EXIT_INTERRUPTED
+ * when SIGINT or SIGTERM came. */
 static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size_t nold,
                         const sift_mcf *mcf)
 {
@@ -172,8 +189,10 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
         }
         close(pipefd[1]);
         last = (merge_note){.index = -3};
-        int status = watch_child(pid, pipefd[0], f->opts->timeout, &last, &first);
+        bool interrupted = false;
+        int status = watch_child(f, pid, pipefd[0], &last, &first, &interrupted);
         close(pipefd[0]);
+        if (interrupted) return sift_fault_interrupted();
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) break;
         if (last.index < 0) {
             fprintf(stderr, "sift: merge: the merge process died before its first input\n");
