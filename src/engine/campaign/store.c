@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 struct sift_staged {
-    int fd;
+    int fd; /* -1 once closed: a flush needs it only to sync */
+    dev_t dev;
     char *tmp, *path;
 };
 
@@ -84,7 +85,21 @@ static long add(sift_store *c, const sift_dlog_entry *e, size_t origin)
     return i;
 }
 
-/* Writes DATA into a hidden temporary next to PATH; sift_store_flush puts it in place. */
+/* A burst of finds is made durable with one syncfs per file system: with many files it costs
+ * a fraction of an fsync each. */
+#define SYNCFS_FROM 4
+
+/* Whether a staged file other than the last keeps a descriptor on file system DEV. */
+static bool dev_held(const sift_store *c, dev_t dev)
+{
+    for (size_t i = 0; i + 1 < c->nstaged; i++)
+        if (c->staged[i].fd >= 0 && c->staged[i].dev == dev) return true;
+    return false;
+}
+
+/* Writes DATA into a hidden temporary next to PATH; sift_store_flush puts it in place. Only
+ * the files a flush syncs one by one keep their descriptor, and one a file system for its
+ * syncfs: a burst holds a handful, however many finds it stages. */
 static int stage(sift_store *c, const char *path, const uint8_t *data, size_t size)
 {
     if (c->nstaged == c->stagecap) {
@@ -99,29 +114,29 @@ static int stage(sift_store *c, const char *path, const uint8_t *data, size_t si
     st->path = strdup(path);
     st->fd = st->path ? sift_file_temp(path, tmp, sizeof tmp) : -1;
     st->tmp = st->fd >= 0 ? strdup(tmp) : NULL;
-    bool whole = st->tmp && sift_file_write_all(st->fd, data, size) == 0;
+    struct stat sb;
+    bool whole = st->tmp && sift_file_write_all(st->fd, data, size) == 0 && fstat(st->fd, &sb) == 0;
     if (whole) {
+        st->dev = sb.st_dev;
         c->nstaged++;
-        return 0;
+        if (c->nstaged <= SYNCFS_FROM || !dev_held(c, st->dev)) return 0;
+        int fd = st->fd;
+        st->fd = -1;
+        if (close(fd) == 0) return 0;
+        c->nstaged--;
     }
     /* A full disk cuts the file short: it must never be renamed into place, so it is not
      * staged, and its temporary goes at once. Entries staged before it keep their chance. */
     int err = errno;
     fprintf(stderr, "sift: cannot save %s: %s\n", path, strerror(err));
-    if (st->fd >= 0) {
-        close(st->fd);
-        unlinkat(sift_file_cwd(), tmp, 0);
-    }
+    if (st->fd >= 0) close(st->fd);
+    if (st->tmp) unlinkat(sift_file_cwd(), st->tmp, 0);
     free(st->tmp);
     free(st->path);
     c->failed = true;
     errno = err;
     return -1;
 }
-
-/* A burst of finds is made durable with one syncfs per file system: with many files it costs
- * a fraction of an fsync each. */
-#define SYNCFS_FROM 4
 
 /* Sets *BAD to the file that failed, when one did. */
 static int sync_staged(sift_store *c, size_t *bad)
@@ -131,19 +146,14 @@ static int sync_staged(sift_store *c, size_t *bad)
             if (fsync(c->staged[*bad].fd) != 0) return -1;
         return 0;
     }
-    dev_t done[8];
-    size_t ndone = 0;
+    /* Every file system has its first staged file's descriptor open. */
     for (size_t i = 0; i < c->nstaged; i++) {
-        struct stat st;
+        const struct sift_staged *st = &c->staged[i];
+        bool first = st->fd >= 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(c->staged[j].fd >= 0 && c->staged[j].dev == st->dev);
         *bad = i;
-        if (fstat(c->staged[i].fd, &st) != 0) return -1;
-        size_t j = 0;
-        while (j < ndone && done[j] != st.st_dev)
-            j++;
-        if (j < ndone) continue;
-        if (ndone == sizeof done / sizeof done[0]) return fsync(c->staged[i].fd);
-        done[ndone++] = st.st_dev;
-        if (syncfs(c->staged[i].fd) != 0) return -1;
+        if (first && syncfs(st->fd) != 0) return -1;
     }
     return 0;
 }
@@ -152,9 +162,7 @@ int sift_store_flush(sift_store *c)
 {
     int rc = 0;
     size_t bad = 0;
-    for (size_t i = 0; i < c->nstaged && rc == 0; i++)
-        if (c->staged[i].fd < 0) rc = -1;
-    if (rc == 0 && sync_staged(c, &bad) != 0) {
+    if (sync_staged(c, &bad) != 0) {
         fprintf(stderr, "sift: cannot save %s: %s\n", c->staged[bad].path, strerror(errno));
         rc = -1;
     }

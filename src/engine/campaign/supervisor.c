@@ -39,8 +39,8 @@ static volatile sig_atomic_t g_interrupts;
 /* After SIGINT or SIGTERM: workers still running then are killed, and what the rings still
  * hold is not saved (it was never reported), so that the campaign ends within two seconds. */
 #define INTERRUPT_GRACE_NS (SIFT_SECOND_NS)
-/* Finds staged between two flushes: with -out each holds two descriptors until its flush. */
-#define DRAIN_BATCH 32
+/* Finds staged between two flushes (one syncfs a file system for all of them). */
+#define DRAIN_BATCH 256
 /* How long one round may drain before the loop looks at signals, budgets and workers. */
 #define DRAIN_SLICE_NS (100 * SIFT_MS_NS)
 
@@ -111,10 +111,9 @@ static size_t take_batch(sift_super *s, size_t *nnew)
     return read;
 }
 
-/* Saves what the rings hold, a batch at a time: each staged file holds a descriptor until its
- * flush, and a find is reported only once its files are in place. Returns at UNTIL_NS even
- * when finds keep coming, so that the loop looks at signals, budgets and workers: meanwhile the
- * producers wait for room, which paces them to the disk. */
+/* Saves what the rings hold, a batch at a time: a find is reported only once its files are in
+ * place. Returns at UNTIL_NS even when finds keep coming, so that the loop looks at signals,
+ * budgets and workers: meanwhile the producers wait for room, which paces them to the disk. */
 static void drain(sift_super *s, uint64_t until_ns)
 {
     for (;;) {
@@ -441,9 +440,10 @@ static int campaign(sift_super *s)
     while (!s->stopping) {
         struct timespec nap = {0, ROUND_MS * 1000000L};
         nanosleep(&nap, NULL);
-        uint64_t now = sift_now_ns();
         drain_slice(s);
         reap_workers(s);
+        /* After the drain, which may take a while: rates divide by real elapsed time. */
+        uint64_t now = sift_now_ns();
         if (now - settled >= SETTLE_NS) {
             sift_store_settle(&s->camp);
             settled = now;
@@ -513,6 +513,7 @@ static int merge(sift_super *s)
     }
     size_t cov0, ft0, cov1, ft1;
     replay_part(s, SIFT_ON_DIR);
+    if (interrupted(s)) return sift_fault_interrupted();
     unsigned mask = o->features | (o->use_value_profile ? SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP) : 0);
     sift_snapshot_count(s->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov0, NULL);
     sift_snapshot_count(s->snap, mask, NULL, &ft0);
@@ -520,7 +521,7 @@ static int merge(sift_super *s)
     replay_part(s, SIFT_ON_SEED);
     sift_snapshot_count(s->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov1, NULL);
     sift_snapshot_count(s->snap, mask, NULL, &ft1);
-    if (g_interrupts) return 1;
+    if (interrupted(s)) return sift_fault_interrupted();
     /* The covering set of everything replayed: among inputs with the same features, the
      * smallest and fastest; only those not in the first folder are written to it. */
     sift_store_settle(&s->camp);
