@@ -257,6 +257,8 @@ static void killed_producer_leaves_whole_records(void **state)
 /* A producer runs at most 64 KiB (and one record) ahead of the supervisor's cursor, whatever
  * the ring's size: a stop then has little to save. Closing the log releases a producer waiting
  * for room, which before waited for as long as nobody drained. */
+#define BACKLOG ((uint64_t)64 * 1024) /* dlog.c's BACKLOG_BYTES */
+
 static void producers_wait_a_bounded_backlog_until_closed(void **state)
 {
     (void)state;
@@ -273,7 +275,7 @@ static void producers_wait_a_bounded_backlog_until_closed(void **state)
             if (sift_dlog_publish(&l.log, 0, &e, &s) != 0) _exit(errno == ECANCELED ? 3 : 2);
         }
     }
-    while (sift_dlog_head(&l.log, 0) < 60 * 1024) {
+    while (sift_dlog_head(&l.log, 0) < BACKLOG - 4096) {
         struct timespec nap = {0, 1000000};
         nanosleep(&nap, NULL);
     }
@@ -284,15 +286,15 @@ static void producers_wait_a_bounded_backlog_until_closed(void **state)
     uint64_t record = cursor;
     struct timespec nap = {0, 50000000};
     nanosleep(&nap, NULL);
-    assert_true(sift_dlog_head(&l.log, 0) <= 64 * 1024 + record);
+    assert_true(sift_dlog_head(&l.log, 0) <= BACKLOG + record);
     /* Released room is taken up again, to the same bound. */
     sift_dlog_release(&l.log, 0, cursor);
-    while (sift_dlog_head(&l.log, 0) <= 64 * 1024) {
+    while (sift_dlog_head(&l.log, 0) <= BACKLOG) {
         struct timespec tick = {0, 1000000};
         nanosleep(&tick, NULL);
     }
     nanosleep(&nap, NULL);
-    assert_true(sift_dlog_head(&l.log, 0) <= cursor + 64 * 1024 + record);
+    assert_true(sift_dlog_head(&l.log, 0) <= cursor + BACKLOG + record);
     sift_dlog_close(&l.log);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);

@@ -20,7 +20,7 @@
 /* How far a producer may run ahead of the supervisor (or by one record, when that is larger):
  * what a ring holds undrained is what a stop has to save or drop, and how long a find waits to
  * be saved. Some hundreds of finds, a fraction of a second of the supervisor's saving. */
-#define BACKLOG_BYTES (64u * 1024)
+#define BACKLOG_BYTES ((size_t)64 * 1024)
 
 static size_t round8(size_t n)
 {
