@@ -25,19 +25,6 @@ static sift_test_proc proc;
 /* Entries of the scratch folder's SUB that match GLOB. */
 #define entries(sub, glob) sift_test_count_entries(dir, sub, glob)
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&t, NULL);
-}
-
 /* The shell command line FMT in the scratch folder in jail J; its status. */
 static int sh_jailed(const sift_test_jail *j, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -177,17 +164,6 @@ static size_t children(long pid, long *out, size_t cap)
     return n;
 }
 
-static bool alive(long pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool zombie = fgets(buf, sizeof buf, f) && strstr(buf, ") Z");
-    (void)fclose(f);
-    return !zombie;
-}
-
 #define MAX_SAVED 4096
 
 typedef struct {
@@ -253,30 +229,32 @@ static void kills_of_workers_and_supervisor_lose_nothing(void **state)
         assert_int_equal(SIFT_TEST_SH("./w -workers=2 -out=o c >>log 2>&1 & echo $!"), 0);
         long sup = strtol(proc.out, NULL, 10);
         long before = entries("o/queue", "id:*");
-        uint64_t t0 = now_ms();
+        uint64_t t0 = sift_test_now_ms();
         long kids[8] = {0};
-        while (now_ms() - t0 < 8000 &&
+        while (sift_test_now_ms() - t0 < 8000 &&
                (children(sup, kids, 8) < 2 || entries("o/queue", "id:*") < before + 2))
-            nap_ms(20);
-        if (now_ms() - t0 >= 8000 && cycle < 3) fail_msg("cycle %d: the queue did not grow", cycle);
+            sift_test_nap_ms(20);
+        if (sift_test_now_ms() - t0 >= 8000 && cycle < 3)
+            fail_msg("cycle %d: the queue did not grow", cycle);
         remember_queue();
         /* A worker dies: the supervisor starts another in its place. */
         assert_true(children(sup, kids, 8) >= 2);
         long victim = kids[0];
         kill((pid_t)victim, SIGKILL);
-        t0 = now_ms();
-        while (now_ms() - t0 < 8000 &&
+        t0 = sift_test_now_ms();
+        while (sift_test_now_ms() - t0 < 8000 &&
                !(children(sup, kids, 8) == 2 && kids[0] != victim && kids[1] != victim))
-            nap_ms(20);
-        assert_true(now_ms() - t0 < 8000);
-        nap_ms(50 + (cycle * 37) % 200);
+            sift_test_nap_ms(20);
+        assert_true(sift_test_now_ms() - t0 < 8000);
+        sift_test_nap_ms(50 + (cycle * 37) % 200);
         remember_queue();
         /* Then the supervisor, at an arbitrary moment: its workers go with it. */
         kill((pid_t)sup, SIGKILL);
-        t0 = now_ms();
-        while (now_ms() - t0 < 8000 && (alive(sup) || alive(kids[0]) || alive(kids[1])))
-            nap_ms(20);
-        assert_false(alive(kids[0]) || alive(kids[1]));
+        t0 = sift_test_now_ms();
+        while (sift_test_now_ms() - t0 < 8000 &&
+               (sift_test_alive(sup) || sift_test_alive(kids[0]) || sift_test_alive(kids[1])))
+            sift_test_nap_ms(20);
+        assert_false(sift_test_alive(kids[0]) || sift_test_alive(kids[1]));
         saved_entries_are_intact();
     }
     /* The resumed campaign cleans what the kills cut short, and lost nothing. */

@@ -26,39 +26,13 @@ static int build(void **state)
     return sift_test_build(dir, "burst", "tests/fixtures/burst.c", "");
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
-    nanosleep(&t, NULL);
-}
-
-/* Whether PID runs (a zombie does not): the campaigns run in the background of a shell that
- * has exited, so they are not this process's children to wait for. */
-static bool alive(pid_t pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool zombie = fgets(buf, sizeof buf, f) && strstr(buf, ") Z");
-    (void)fclose(f);
-    return !zombie;
-}
-
 /* Waits up to MS for PID to end; whether it did. */
 static bool ended_within(pid_t pid, uint64_t ms)
 {
-    uint64_t t0 = now_ms();
-    while (alive(pid) && now_ms() - t0 < ms)
-        nap_ms(10);
-    return !alive(pid);
+    uint64_t t0 = sift_test_now_ms();
+    while (sift_test_alive(pid) && sift_test_now_ms() - t0 < ms)
+        sift_test_nap_ms(10);
+    return !sift_test_alive(pid);
 }
 
 /* A number the last command printed alone. */
@@ -112,9 +86,9 @@ static void sigterm_ends_a_burst(void **state)
                                       workers[i]),
                          0);
         pid_t sup = (pid_t)printed();
-        uint64_t t0 = now_ms();
-        while (now_ms() - t0 < 60000 && sift_test_count_entries(dir, "c", "[!.]*") < 200)
-            nap_ms(20);
+        uint64_t t0 = sift_test_now_ms();
+        while (sift_test_now_ms() - t0 < 60000 && sift_test_count_entries(dir, "c", "[!.]*") < 200)
+            sift_test_nap_ms(20);
         kill(sup, SIGTERM);
         /* Bounded far above the second it takes, so that a loaded machine cannot fail it:
          * before, the campaign went on for as long as the burst did (minutes). */
@@ -146,10 +120,11 @@ static void kills_during_a_burst_lose_nothing_reported(void **state)
                          0);
         pid_t sup = (pid_t)printed();
         long before = sift_test_count_entries(dir, "c", "[!.]*");
-        uint64_t t0 = now_ms();
-        while (now_ms() - t0 < 60000 && sift_test_count_entries(dir, "c", "[!.]*") < before + 50)
-            nap_ms(10);
-        nap_ms(20 + (cycle * 53) % 300);
+        uint64_t t0 = sift_test_now_ms();
+        while (sift_test_now_ms() - t0 < 60000 &&
+               sift_test_count_entries(dir, "c", "[!.]*") < before + 50)
+            sift_test_nap_ms(10);
+        sift_test_nap_ms(20 + (cycle * 53) % 300);
         kill(sup, SIGKILL);
         assert_true(ended_within(sup, 30000));
     }

@@ -134,13 +134,6 @@ static void odd_peer_names_are_printed_escaped(void **state)
     assert_null(strstr(proc.err, "\nsift: sync: forged"));
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void sift_and_afl_import_each_other(void **state)
 {
     (void)state;
@@ -157,8 +150,8 @@ static void sift_and_afl_import_each_other(void **state)
                                   ">sift.log 2>&1 & echo $!"),
                      0);
     pid_t sift = (pid_t)strtol(proc.out, NULL, 10);
-    uint64_t t0 = now_ms();
-    while (now_ms() - t0 < 10000 && entries("S/sift/queue", "id:") == 0)
+    uint64_t t0 = sift_test_now_ms();
+    while (sift_test_now_ms() - t0 < 10000 && entries("S/sift/queue", "id:") == 0)
         usleep(20000);
     assert_int_equal(
         SIFT_TEST_SH("AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 "
@@ -166,8 +159,8 @@ static void sift_and_afl_import_each_other(void **state)
                      "afl-fuzz -i sa -o S -M afl -V 40 -- ./w_afl >afl.log 2>&1 & echo $!"),
         0);
     pid_t afl = (pid_t)strtol(proc.out, NULL, 10);
-    t0 = now_ms();
-    while (now_ms() - t0 < 30000 &&
+    t0 = sift_test_now_ms();
+    while (sift_test_now_ms() - t0 < 30000 &&
            (entries("S/afl/queue", "sync:sift") == 0 || entries("S/sift/queue", "sync:afl") == 0))
         usleep(50000);
     kill(sift, SIGTERM);
@@ -177,8 +170,8 @@ static void sift_and_afl_import_each_other(void **state)
         fail_msg("no exchange within 30 s:\n%s", proc.out);
     }
     /* Both stop cleanly on SIGTERM. */
-    t0 = now_ms();
-    while (now_ms() - t0 < 15000 && (kill(sift, 0) == 0 || kill(afl, 0) == 0) &&
+    t0 = sift_test_now_ms();
+    while (sift_test_now_ms() - t0 < 15000 && (kill(sift, 0) == 0 || kill(afl, 0) == 0) &&
            SIFT_TEST_SH("ps -o stat= -p %d -p %d | grep -qv Z", (int)sift, (int)afl) == 0)
         usleep(50000);
 }

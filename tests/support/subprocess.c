@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void read_back(FILE *f, char *buf)
@@ -257,4 +258,28 @@ long sift_test_intact_files(sift_test_proc *p, const char *dir, const char *sub)
             sub) != 0)
         return -1;
     return strtol(p->out, NULL, 10);
+}
+
+unsigned long long sift_test_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+void sift_test_nap_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&t, NULL);
+}
+
+int sift_test_alive(long pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int zombie = fgets(buf, sizeof buf, f) && strstr(buf, ") Z");
+    (void)fclose(f);
+    return !zombie;
 }

@@ -65,6 +65,12 @@ void sift_test_one_line(const sift_test_proc *p, const char *what, const char *l
  * is left out. Runs a shell through P. */
 long sift_test_intact_files(sift_test_proc *p, const char *dir, const char *sub);
 
+/* CLOCK_MONOTONIC in milliseconds, a sleep of MS milliseconds, and whether PID runs (a zombie
+ * does not): for tests that wait on processes they started in the background. */
+unsigned long long sift_test_now_ms(void);
+void sift_test_nap_ms(long ms);
+int sift_test_alive(long pid);
+
 /* A new empty folder under $TMPDIR or /tmp (NULL on failure), and its removal with all it
  * holds. */
 char *sift_test_tmpdir(void);
