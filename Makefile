@@ -178,7 +178,7 @@ include fuzz/selffuzz.mk
 CLANG_TIDY ?= clang-tidy
 CPPCHECK   ?= cppcheck
 LINT_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
-LINT_SRC   := $(sort $(wildcard src/*/*.c src/*/*/*.c fuzz/*.c examples/*.c tests/*.c \
+LINT_SRC   := $(sort $(wildcard src/*/*.c src/*/*/*.c fuzz/*.c examples/*.c bench/bugs/*.c tests/*.c \
                 tests/support/*.c tests/fixtures/*.c))
 # The NIF needs erl_nif.h, as its build does.
 ifneq ($(shell command -v $(ERLC) 2>/dev/null),)
