@@ -73,7 +73,7 @@ static void a_burst_is_saved_under_a_low_descriptor_limit(void **state)
     }
 }
 
-/* SIGTERM in the middle of a burst ends the campaign in about a second, cleanly: the
+/* SIGTERM in the middle of a burst ends the campaign within a second, cleanly: the
  * supervisor used to drain rings that kept filling, without looking at signals, until the
  * descriptors of its unsaved finds ran out. */
 static void sigterm_ends_a_burst(void **state)

@@ -38,7 +38,7 @@ static volatile sig_atomic_t g_interrupts;
 #define STOP_GRACE_NS  (10 * SIFT_SECOND_NS)
 /* After SIGINT or SIGTERM: workers still running then are killed, and what the rings still
  * hold is not saved (it was never reported), so that the campaign ends within two seconds. */
-#define INTERRUPT_GRACE_NS (SIFT_SECOND_NS)
+#define INTERRUPT_GRACE_NS (SIFT_SECOND_NS / 2)
 /* Finds staged between two flushes (one syncfs a file system for all of them). */
 #define DRAIN_BATCH 256
 /* How long one round may drain before the loop looks at signals, budgets and workers. */
