@@ -134,7 +134,8 @@ static void drain_slice(sift_super *s)
     drain(s, sift_now_ns() + DRAIN_SLICE_NS);
 }
 
-/* Everything the rings hold, once their producers are gone. */
+/* Everything the rings hold, once their producers are gone (with producers running, it would
+ * not return while finds keep coming). */
 static void drain_all(sift_super *s)
 {
     drain(s, UINT64_MAX);
@@ -368,6 +369,11 @@ static bool out_of_budget(sift_super *s, uint64_t now)
     return finished == s->n;
 }
 
+static bool sync_ring_empty(const sift_super *s)
+{
+    return sift_dlog_head(&s->sh.log, s->n) == s->cursors[s->n];
+}
+
 /* A sync round: the peers' new entries run in one child on the sync ring. */
 static void sync_round(sift_super *s, uint64_t now) SIFT_FRAME(sync_round);
 static void sync_round(sift_super *s, uint64_t now)
@@ -375,8 +381,12 @@ static void sync_round(sift_super *s, uint64_t now)
     if (s->syncing) {
         if (sift_replay_poll(&s->sync_rp, 0) > 0) return;
         sift_replay_end(&s->sync_rp);
-        drain_all(s);
         s->syncing = false;
+        /* The sync ring is finite now, the workers' rings may not be: drained slice by slice
+         * until the sync ring is empty, the peers' entries count as imported only then. */
+        while (!sync_ring_empty(s) && !s->unsaved && !interrupted(s))
+            drain_slice(s);
+        if (!sync_ring_empty(s)) return;
         if (sift_sync_commit(s->sync) != 0) {
             s->stopping = true;
             s->exit_code = 1;
