@@ -78,7 +78,7 @@ $(BUILD)/bin/sift-cc: $(call obj,$(CC_SRC))
 
 # The value instrumenter works on LLVM bitcode through the LLVM-C API. sift-cc runs it once per
 # source file: linked with LLVM's static libraries it starts without relocating libLLVM's
-# symbols, 0.05 s of each run (bench/README.md, "build").
+# symbols, 0.05 s of each run (bench/results/build-2026-12-03-static-llvm/NOTES.md).
 LLVM_COMPONENTS := core bitreader bitwriter analysis target
 $(call obj,$(INSTR_SRC)): CFLAGS += $(shell $(LLVM_CONFIG) --cflags)
 $(BUILD)/bin/sift-instrument: $(call obj,$(INSTR_SRC) src/cc/text.c)
