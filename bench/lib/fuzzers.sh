@@ -39,17 +39,19 @@ variant_env() {
 }
 
 # fuzz_for SECONDS DIR TARGET FUZZER TRIAL: runs the fuzzer until SECONDS have passed, restarted on
-# the same corpus if it stops early (libFuzzer and sift stop at their first crash).
+# the same corpus if it stops early (libFuzzer and sift stop at their first crash). BINS/TARGET.dict
+# is the dictionary; BINS/TARGET.flags, where a target has one, holds flags for sift and libFuzzer.
 fuzz_for() {
     local secs=$1 dir=$2 t=$3 f=$4 trial=$5
-    local deadline=$((SECONDS + secs)) dict=()
+    local deadline=$((SECONDS + secs)) dict=() flags=()
     [ -s "$bins/$t.dict" ] && dict=(-dict="$bins/$t.dict")
+    [ -s "$bins/$t.flags" ] && read -ra flags <"$bins/$t.flags"
     while ((SECONDS < deadline - 1)); do
         local left=$((deadline - SECONDS))
         case $f in
         sift | libfuzzer)
             (cd "$dir" && "$bins/$t-$f" -seed="$trial$left" -max_total_time="$left" \
-                -print_final_stats=1 -artifact_prefix=crashes/ "${dict[@]}" corpus >>log 2>&1) || true
+                -print_final_stats=1 -artifact_prefix=crashes/ "${dict[@]}" "${flags[@]}" corpus >>log 2>&1) || true
             ;;
         aflpp)
             local in=(-i "$dir/corpus")
