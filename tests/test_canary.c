@@ -32,7 +32,8 @@ static int build(void **state)
 /* The canary file's lines after running the harness on the input INPUT (printf text). */
 static const char *records_after(const char *input)
 {
-    SIFT_TEST_SH("printf '%s' > in && SIFT_CANARY_FILE=f ./planted in >/dev/null 2>&1; "
+    SIFT_TEST_SH("printf '%s' > in && SIFT_CANARY_FILE=f CANARY_FIXTURE_WILD=1 ./planted in "
+                 ">/dev/null 2>&1; "
                  "./canary_tool dump f | sort",
                  input);
     return proc.out;
@@ -81,6 +82,17 @@ static void reach_trigger_and_crash_are_recorded(void **state)
     assert_string_equal(triggered, still);
 }
 
+/* A bug that writes past its buffer on into the canary file's mapping faults at the guard page
+ * before it, and leaves the records whole. */
+static void a_wild_write_does_not_wipe_the_records(void **state)
+{
+    (void)state;
+    char reached[32], triggered[32];
+    assert_int_equal(SIFT_TEST_SH("rm -f f && ./canary_tool init f"), 0);
+    times_of(records_after("Wx"), "T003", reached, triggered);
+    assert_string_not_equal(triggered, "-");
+}
+
 /* A campaign of worker processes: the one that triggers the bug crashes with it, and the
  * record is in the file the whole campaign shares. */
 static void a_campaign_records_its_workers_triggers(void **state)
@@ -100,6 +112,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(without_a_file_nothing_is_recorded),
         cmocka_unit_test(reach_trigger_and_crash_are_recorded),
+        cmocka_unit_test(a_wild_write_does_not_wipe_the_records),
         cmocka_unit_test(a_campaign_records_its_workers_triggers),
     };
     return cmocka_run_group_tests(tests, build, sift_test_scratch_teardown);

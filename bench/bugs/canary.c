@@ -30,6 +30,20 @@ static sift_canary_file *g_file;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static site g_sites[SITE_CACHE];
 
+/* Maps the file between two inaccessible pages: a bug's wild write that runs past its buffer
+ * (a memset over the next mappings, as libsndfile's SND001 does) faults at a guard page
+ * instead of wiping the campaign's records. */
+static void *map_guarded(int fd, size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (size + page - 1) / page * page;
+    char *reserved = mmap(NULL, span + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (reserved == MAP_FAILED) return MAP_FAILED;
+    void *m = mmap(reserved + page, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (m == MAP_FAILED) munmap(reserved, span + 2 * page);
+    return m;
+}
+
 static void map_file(void)
 {
     const char *path = getenv("SIFT_CANARY_FILE");
@@ -37,7 +51,7 @@ static void map_file(void)
     struct stat st;
     if (fd < 0) return;
     if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(sift_canary_file)) {
-        void *m = mmap(NULL, sizeof(sift_canary_file), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        void *m = map_guarded(fd, sizeof(sift_canary_file));
         if (m != MAP_FAILED && ((sift_canary_file *)m)->magic == SIFT_CANARY_MAGIC) g_file = m;
     }
     close(fd);
