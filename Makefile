@@ -61,10 +61,10 @@ $(BUILD)/lib/libsift-interpose.a: $(call obj,$(INTERPOSE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# test_cmp checks the interposed functions where they may be linked; under ASan it checks the
-# interceptors' hooks instead.
+# test_interpose checks the interposed functions where they may be linked; under ASan it checks
+# the interceptors' hooks instead.
 ifneq ($(SAN),1)
-TEST_LINK_test_cmp := $(BUILD)/lib/libsift-interpose.a
+TEST_LINK_test_interpose := $(BUILD)/lib/libsift-interpose.a
 endif
 
 # test_sancov loads instrumented shared objects, which resolve the callbacks against the test:
