@@ -61,10 +61,10 @@ $(BUILD)/lib/libsift-interpose.a: $(call obj,$(INTERPOSE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# test_cmp checks the interposed functions where they may be linked; under ASan it checks the
-# interceptors' hooks instead.
+# test_interpose checks the interposed functions where they may be linked; under ASan it checks
+# the interceptors' hooks instead.
 ifneq ($(SAN),1)
-TEST_LINK_test_cmp := $(BUILD)/lib/libsift-interpose.a
+TEST_LINK_test_interpose := $(BUILD)/lib/libsift-interpose.a
 endif
 
 # test_sancov loads instrumented shared objects, which resolve the callbacks against the test:
@@ -203,8 +203,14 @@ lint:
 	@echo "lint: clang-tidy, cppcheck and check-layers found nothing in $(words $(LINT_SRC)) files"
 lint-run: $(LINT_TIDY) lint-cppcheck lint-layers
 
-# Includes that point up a layer, and file loops in the link graph of the objects as built.
-lint-layers: all
+# Includes that point up a layer, and file loops in the link graph of the objects as built. The
+# NIF is built as one shared object: its files' objects are compiled for the check alone.
+ERL_LAYER_OBJ :=
+ifneq ($(shell command -v $(ERLC) 2>/dev/null),)
+ERL_LAYER_OBJ := $(call obj,$(ERL_NIF_SRC))
+$(ERL_LAYER_OBJ): CFLAGS += -I$(ERL_INCLUDE)
+endif
+lint-layers: all $(ERL_LAYER_OBJ)
 	@scripts/check-layers . $(BUILD)/obj
 
 # A file's findings come out together; clang-tidy's count of warnings it did not show does not.

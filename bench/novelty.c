@@ -2,8 +2,7 @@
  * counters) as sift does it, side by side with a plain byte loop, an AFL-style word loop and
  * the memcpy of the map. Only the pass is timed: writing the execution's counters before each
  * pass is setup. Usage: novelty [REPS] [-p PASSES] [-i scalar|avx2]. */
-#include "sift/covmap.h"
-#include "sift/snapshot.h"
+#include "novelty.h"
 #include "rt/cov/scan.h" /* only to report and limit the vector code sift uses */
 
 #include <math.h>
@@ -109,78 +108,6 @@ static void calibrate(void)
         v[i] = (double)(b - a) * ns_per_tick;
     }
     overhead_ns = median(v, 1001);
-}
-
-/* ---- the execution's pattern ----------------------------------------------------------- */
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static double uniform(void)
-{
-    return (double)(next_rand() >> 11) / 9007199254740992.0;
-}
-
-/* Most counters of a real execution are hit once or a few times, a few are hit in loops:
- * 255^(u^3) puts 55% of them at 1-2 and 4% at 128 or more. */
-static uint8_t hit_value(void)
-{
-    double u = uniform();
-    long v = lround(pow(255.0, u * u * u));
-    return (uint8_t)(v < 1 ? 1 : v > 255 ? 255 : v);
-}
-
-typedef struct {
-    size_t *idx; /* touched counters, ascending */
-    uint8_t *val;
-    size_t n;
-} pattern;
-
-/* TOUCHED distinct counters of SIZE, either in runs of 8-64 consecutive counters (the blocks
- * of a function that ran) or each at a uniform random position. */
-static pattern make_pattern(size_t size, size_t touched, bool clustered)
-{
-    uint8_t *mark = calloc(size, 1);
-    size_t have = 0;
-    while (have < touched) {
-        size_t at = (size_t)(next_rand() % size);
-        size_t run = clustered ? 8 + (size_t)(next_rand() % 57) : 1;
-        for (size_t i = at; i < size && i < at + run && have < touched; i++) {
-            have += !mark[i];
-            mark[i] = 1;
-        }
-    }
-    pattern p = {malloc(touched * sizeof(size_t)), malloc(touched), touched};
-    for (size_t i = 0, k = 0; i < size; i++) {
-        if (mark[i]) {
-            p.idx[k] = i;
-            p.val[k++] = hit_value();
-        }
-    }
-    free(mark);
-    return p;
-}
-
-static void touch(const pattern *p, uint8_t *counters)
-{
-    for (size_t k = 0; k < p->n; k++)
-        counters[p->idx[k]] = p->val[k];
-}
-
-/* What p->val[k] calls of sift_hit() leave behind: the count, and the line marked dirty. */
-static void touch_dirty(const pattern *p, const sift_counters *c)
-{
-    for (size_t k = 0; k < p->n; k++) {
-        c->counters[p->idx[k]] = p->val[k];
-        c->dirty[p->idx[k] >> SIFT_DIRTY_SHIFT] = 1;
-    }
 }
 
 /* ---- the references ---------------------------------------------------------------------- */
@@ -357,125 +284,6 @@ static uint64_t read_pass(const uint8_t *p, size_t n)
 
 /* ---- the methods ------------------------------------------------------------------------- */
 
-enum { M_BYTE, M_WORD, M_WORD1, M_DIRTY, M_SCAN, M_FUNC, M_MEMCPY, M_READ, M_COUNT };
-static const char *const method_name[M_COUNT] = {
-    "byte loop",      "word loop",     "word loop (1/br)", "sift dirty-index",
-    "sift SIMD-scan", "sift fn-index", "memcpy",           "read"};
-
-typedef struct {
-    int kind;
-    size_t size;
-    uint8_t *map, *virgin;  /* references; memcpy's source and destination */
-    sift_covmap *cov;       /* sift */
-    sift_counters counters; /* dirty-index mode: the allocated array */
-    uint8_t *attached;      /* SIMD-scan and fn-index modes: the array the "compiler" owns */
-    uint8_t *fn_dirty;      /* fn-index mode: one byte per function, set at its entry */
-    uint32_t *fn_of;        /* fn-index mode: the function of each counter */
-    size_t nfns;
-    sift_snapshot *snap;
-} method;
-
-static void *zalloc(size_t n)
-{
-    void *p = aligned_alloc(64, n);
-    if (!p) {
-        perror("aligned_alloc");
-        exit(1);
-    }
-    memset(p, 0, n);
-    return p;
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc != SIFT_OK) {
-        fprintf(stderr, "%s: %s\n", what, sift_strerror(rc));
-        exit(1);
-    }
-}
-
-/* Splits SIZE counters into functions of 4 to 64 counters (clang gives a function one counter
- * per basic block it instruments), the same layout every time: the index of each function's
- * first counter into STARTS, the function of each counter into FN_OF. Returns their number. */
-static size_t layout_functions(size_t size, uint32_t *starts, uint32_t *fn_of)
-{
-    uint64_t state = 0x2545f4914f6cdd1du;
-    size_t n = 0;
-    for (size_t at = 0; at < size; n++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        size_t len = 4 + (size_t)(state % 61);
-        starts[n] = (uint32_t)at;
-        for (size_t i = at; i < size && i < at + len; i++)
-            fn_of[i] = (uint32_t)n;
-        at += len;
-    }
-    return n;
-}
-
-static method method_new(int kind, size_t size)
-{
-    method m = {.kind = kind, .size = size};
-    switch (kind) {
-    case M_BYTE:
-    case M_WORD:
-    case M_WORD1:
-    case M_MEMCPY:
-    case M_READ:
-        m.map = zalloc(size);
-        m.virgin = zalloc(size);
-        memset(m.virgin, 0xff, size);
-        break;
-    case M_DIRTY: {
-        size_t first;
-        m.cov = sift_covmap_new();
-        check(sift_covmap_alloc(m.cov, SIFT_DOMAIN_EDGES, size, NULL, &first), "alloc");
-        check(sift_covmap_counters(m.cov, SIFT_DOMAIN_EDGES, first, &m.counters), "counters");
-        check(sift_snapshot_for_map(&m.snap, m.cov, 1), "snapshot");
-        break;
-    }
-    case M_SCAN:
-        m.cov = sift_covmap_new();
-        m.attached = zalloc(size);
-        check(sift_covmap_attach(m.cov, SIFT_DOMAIN_EDGES, m.attached, size, NULL), "attach");
-        check(sift_snapshot_for_map(&m.snap, m.cov, 1), "snapshot");
-        break;
-    case M_FUNC: {
-        size_t first;
-        uint32_t *starts = malloc(size / 4 * sizeof(uint32_t));
-        m.fn_of = malloc(size * sizeof(uint32_t));
-        if (!starts || !m.fn_of) {
-            perror("malloc");
-            exit(1);
-        }
-        m.nfns = layout_functions(size, starts, m.fn_of);
-        m.cov = sift_covmap_new();
-        m.attached = zalloc(size);
-        m.fn_dirty = zalloc(m.nfns);
-        check(sift_covmap_attach(m.cov, SIFT_DOMAIN_EDGES, m.attached, size, &first), "attach");
-        check(sift_covmap_index_functions(m.cov, SIFT_DOMAIN_EDGES, first, m.fn_dirty, starts,
-                                          m.nfns),
-              "index functions");
-        check(sift_snapshot_for_map(&m.snap, m.cov, 1), "snapshot");
-        free(starts);
-        break;
-    }
-    }
-    return m;
-}
-
-static void method_free(method *m)
-{
-    free(m->map);
-    free(m->virgin);
-    free(m->attached);
-    free(m->fn_dirty);
-    free(m->fn_of);
-    sift_snapshot_free(m->snap);
-    sift_covmap_free(m->cov);
-}
-
 static void setup(method *m, const pattern *p)
 {
     switch (m->kind) {
@@ -621,46 +429,31 @@ static void fmt_size(char *buf, size_t cap, size_t size)
         snprintf(buf, cap, "%zu KiB", size >> 10);
 }
 
-int main(int argc, char **argv)
+static const char *const isa_name[] = {"scalar", "avx2"};
+
+/* REPS and PASSES from the command line, the vector code limited as -i says; false on a usage
+ * error. */
+static bool parse_args(int argc, char **argv, int *reps, int *passes)
 {
-    int reps = 5, passes = 0; /* passes 0: sized per map */
-    static const char *const isa_name[] = {"scalar", "avx2"};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-p") && i + 1 < argc) {
-            passes = atoi(argv[++i]);
+            *passes = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
             const char *want = argv[++i];
             int level = -1;
             for (int k = 0; k < 2; k++)
                 if (!strcmp(want, isa_name[k])) level = k;
-            if (level < 0) reps = 0;
-            sift_scan_limit_isa((sift_isa)(level < 0 ? 0 : level));
+            if (level < 0) return false;
+            sift_scan_limit_isa((sift_isa)level);
         } else {
-            reps = atoi(argv[i]);
+            *reps = atoi(argv[i]);
         }
     }
-    if (reps < 1 || passes < 0) {
-        fprintf(stderr, "usage: %s [REPS] [-p PASSES] [-i scalar|avx2]\n", argv[0]);
-        return 2;
-    }
-    init_tables();
-    for (int c = 0; c < 256; c++) {
-        if (bucket8[c] != sift_bucket((uint8_t)c)) {
-            fprintf(stderr, "reference bucket of %d differs from sift's\n", c);
-            return 1;
-        }
-    }
-    calibrate();
+    return *reps >= 1 && *passes >= 0;
+}
 
-    static const size_t sizes[] = {(size_t)64 << 10, (size_t)1 << 20};
-    static const double fractions[] = {0.001, 0.01, 0.10};
-    config configs[12];
-    size_t nconfigs = 0;
-    for (size_t s = 0; s < 2; s++)
-        for (size_t f = 0; f < 3; f++)
-            for (int c = 1; c >= 0; c--)
-                configs[nconfigs++] = (config){sizes[s], fractions[f], c};
-
+static void print_header(int reps)
+{
 #ifdef HAVE_TSC
     printf("CPU: avx2 %s, avx512bw %s; sift's scans use: %s\ntimer: TSC at %.3f GHz, steps of "
            "%.0f ns, %.0f ns of overhead subtracted from each sample\n",
@@ -678,68 +471,67 @@ int main(int argc, char **argv)
     printf("%-6s %5s %-9s |%8s %8s %8s %8s %8s %8s %8s %8s |%7s %7s %7s %6s %6s %6s\n", "map",
            "touch", "layout", "byte", "word", "word/br", "sift-dir", "sift-scn", "sift-fn",
            "memcpy", "read", "w/dir", "w/scn", "w/fn", "b/dir", "b/scn", "b/fn");
+}
 
-    double results[12][M_COUNT];
-    for (size_t ci = 0; ci < nconfigs; ci++) {
-        const config *cf = &configs[ci];
-        size_t touched = (size_t)((double)cf->size * cf->touched + 0.5);
-        rng = 0x9e3779b97f4a7c15u ^ (ci * 0x632be59bd9b4e019u);
-        pattern p = make_pattern(cf->size, touched, cf->clustered);
-        size_t want_edges = p.n, want_features = 0;
-        for (size_t k = 0; k < p.n; k++)
-            want_features += (size_t)__builtin_popcount(bucket8[p.val[k]]);
-
-        method ms[M_COUNT];
-        for (int k = 0; k < M_COUNT; k++) {
-            ms[k] = method_new(k, cf->size);
-            warm(&ms[k], &p, want_edges, want_features);
-        }
-        /* At most about 60 ms of passes per method and repetition (the byte loop at 1 MiB). */
-        int n = passes ? passes : cf->size > (256u << 10) ? 100 : 400;
-        double *samples = malloc((size_t)n * sizeof(double));
-        double *rep_med[M_COUNT];
-        for (int k = 0; k < M_COUNT; k++)
-            rep_med[k] = malloc((size_t)reps * sizeof(double));
-        for (int r = 0; r < reps; r++) {
-            /* Methods in a rotating order, each for a block of passes, so that drift in the
-             * machine's speed does not land on one of them. */
-            for (int j = 0; j < M_COUNT; j++) {
-                int k = (j + r) % M_COUNT;
-                for (int i = 0; i < n; i++) {
-                    setup(&ms[k], &p);
-                    sink += run_pass(&ms[k], &samples[i]);
-                }
-                rep_med[k][r] = median(samples, (size_t)n);
-            }
-        }
-        for (int k = 0; k < M_COUNT; k++) {
-            results[ci][k] = median(rep_med[k], (size_t)reps);
-            free(rep_med[k]);
-            method_free(&ms[k]);
-        }
-        free(samples);
-        free(p.idx);
-        free(p.val);
-
-        const double *res = results[ci];
-        char sz[16];
-        fmt_size(sz, sizeof(sz), cf->size);
-        printf("%-6s %4.1f%% %-9s |%8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f |%6.1fx %6.1fx "
-               "%6.1fx %5.0fx %5.0fx %5.0fx\n",
-               sz, cf->touched * 100, cf->clustered ? "clustered" : "scattered", res[M_BYTE],
-               res[M_WORD], res[M_WORD1], res[M_DIRTY], res[M_SCAN], res[M_FUNC], res[M_MEMCPY],
-               res[M_READ], res[M_WORD] / res[M_DIRTY], res[M_WORD] / res[M_SCAN],
-               res[M_WORD] / res[M_FUNC], res[M_BYTE] / res[M_DIRTY], res[M_BYTE] / res[M_SCAN],
-               res[M_BYTE] / res[M_FUNC]);
-        fflush(stdout);
+/* Each method's median ns per pass on configuration CF (the CI-th), into RES. */
+static void measure(const config *cf, size_t ci, int reps, int passes, double res[M_COUNT])
+{
+    size_t touched = (size_t)((double)cf->size * cf->touched + 0.5);
+    pattern p = make_pattern(cf->size, touched, cf->clustered,
+                             0x9e3779b97f4a7c15u ^ (ci * 0x632be59bd9b4e019u));
+    size_t want_edges = p.n, want_features = 0;
+    for (size_t k = 0; k < p.n; k++)
+        want_features += (size_t)__builtin_popcount(bucket8[p.val[k]]);
+    method ms[M_COUNT];
+    for (int k = 0; k < M_COUNT; k++) {
+        ms[k] = method_new(k, cf->size);
+        warm(&ms[k], &p, want_edges, want_features);
     }
-    printf("\nbyte: byte loop; word: word loop, four words per branch; word/br: the same with a "
-           "branch per word;\nsift-dir: sift dirty-index; sift-scn: sift SIMD-scan; sift-fn: sift "
-           "function index (functions of\n4-64 counters, a dirty byte each); memcpy: copying the "
-           "map; read: OR-ing the whole map together\nwith the widest vectors (the floor of any "
-           "pass that reads it all); w/dir = word / sift-dir, and so on.\n");
+    /* At most about 60 ms of passes per method and repetition (the byte loop at 1 MiB). */
+    int n = passes ? passes : cf->size > (256u << 10) ? 100 : 400;
+    double *samples = malloc((size_t)n * sizeof(double));
+    double *rep_med[M_COUNT];
+    for (int k = 0; k < M_COUNT; k++)
+        rep_med[k] = malloc((size_t)reps * sizeof(double));
+    for (int r = 0; r < reps; r++) {
+        /* Methods in a rotating order, each for a block of passes, so that drift in the
+         * machine's speed does not land on one of them. */
+        for (int j = 0; j < M_COUNT; j++) {
+            int k = (j + r) % M_COUNT;
+            for (int i = 0; i < n; i++) {
+                setup(&ms[k], &p);
+                sink += run_pass(&ms[k], &samples[i]);
+            }
+            rep_med[k][r] = median(samples, (size_t)n);
+        }
+    }
+    for (int k = 0; k < M_COUNT; k++) {
+        res[k] = median(rep_med[k], (size_t)reps);
+        free(rep_med[k]);
+        method_free(&ms[k]);
+    }
+    free(samples);
+    free(p.idx);
+    free(p.val);
+}
 
-    /* The goals, stated against the faster of the two word loops. */
+static void print_row(const config *cf, const double *res)
+{
+    char sz[16];
+    fmt_size(sz, sizeof(sz), cf->size);
+    printf("%-6s %4.1f%% %-9s |%8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f |%6.1fx %6.1fx "
+           "%6.1fx %5.0fx %5.0fx %5.0fx\n",
+           sz, cf->touched * 100, cf->clustered ? "clustered" : "scattered", res[M_BYTE],
+           res[M_WORD], res[M_WORD1], res[M_DIRTY], res[M_SCAN], res[M_FUNC], res[M_MEMCPY],
+           res[M_READ], res[M_WORD] / res[M_DIRTY], res[M_WORD] / res[M_SCAN],
+           res[M_WORD] / res[M_FUNC], res[M_BYTE] / res[M_DIRTY], res[M_BYTE] / res[M_SCAN],
+           res[M_BYTE] / res[M_FUNC]);
+    fflush(stdout);
+}
+
+/* The goals, stated against the faster of the two word loops; how many were missed. */
+static int print_goals(const config *configs, size_t nconfigs, double (*results)[M_COUNT])
+{
     printf("\nGoals (against the faster word loop):\n");
     int missed = 0;
     for (size_t ci = 0; ci < nconfigs; ci++) {
@@ -764,5 +556,43 @@ int main(int argc, char **argv)
         }
     }
     printf("%s\n", missed ? "Some goals missed." : "All goals met.");
+    return missed;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 5, passes = 0; /* passes 0: sized per map */
+    if (!parse_args(argc, argv, &reps, &passes)) {
+        fprintf(stderr, "usage: %s [REPS] [-p PASSES] [-i scalar|avx2]\n", argv[0]);
+        return 2;
+    }
+    init_tables();
+    for (int c = 0; c < 256; c++) {
+        if (bucket8[c] != sift_bucket((uint8_t)c)) {
+            fprintf(stderr, "reference bucket of %d differs from sift's\n", c);
+            return 1;
+        }
+    }
+    calibrate();
+    static const size_t sizes[] = {(size_t)64 << 10, (size_t)1 << 20};
+    static const double fractions[] = {0.001, 0.01, 0.10};
+    config configs[12];
+    size_t nconfigs = 0;
+    for (size_t s = 0; s < 2; s++)
+        for (size_t f = 0; f < 3; f++)
+            for (int c = 1; c >= 0; c--)
+                configs[nconfigs++] = (config){sizes[s], fractions[f], c};
+    print_header(reps);
+    double results[12][M_COUNT];
+    for (size_t ci = 0; ci < nconfigs; ci++) {
+        measure(&configs[ci], ci, reps, passes, results[ci]);
+        print_row(&configs[ci], results[ci]);
+    }
+    printf("\nbyte: byte loop; word: word loop, four words per branch; word/br: the same with a "
+           "branch per word;\nsift-dir: sift dirty-index; sift-scn: sift SIMD-scan; sift-fn: sift "
+           "function index (functions of\n4-64 counters, a dirty byte each); memcpy: copying the "
+           "map; read: OR-ing the whole map together\nwith the widest vectors (the floor of any "
+           "pass that reads it all); w/dir = word / sift-dir, and so on.\n");
+    print_goals(configs, nconfigs, results);
     return 0;
 }

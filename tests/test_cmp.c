@@ -1,5 +1,5 @@
-/* Tests of comparison feedback: CMP features, operand rings, sanitizer-coverage callbacks,
- * sanitizer hooks, and the interposed libc comparisons. */
+/* Tests of comparison feedback: CMP features, operand rings, sanitizer-coverage callbacks and
+ * sanitizer hooks (the interposed libc comparisons: test_interpose.c). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,21 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "rt/rt.h"
-#include "sift/snapshot.h"
+#include "support/cmp_fixture.h"
 
-#include <dlfcn.h>
 #include <sanitizer/common_interface_defs.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 
 void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b);
 void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b);
@@ -35,94 +25,6 @@ void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
 void __sanitizer_cov_trace_div4(uint32_t val);
 void __sanitizer_cov_trace_div8(uint64_t val);
 void __sanitizer_cov_trace_gep(uintptr_t idx);
-
-#define PC 0x401000u
-
-/* The callbacks and hooks reach their state through sift_rt(). This stand-in hands them the
- * fixture's state; it is weak so that, should the runtime's own definition be linked in, that
- * one serves instead, and the hook tests below therefore work on whatever sift_rt() returns. */
-static sift_rt_state *standin;
-__attribute__((weak)) sift_rt_state *sift_rt(void)
-{
-    return standin;
-}
-
-typedef struct {
-    sift_rt_state *rt;
-    sift_snapshot *snap;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof(*f));
-    f->rt = calloc(1, sizeof(*f->rt));
-    f->rt->map = sift_covmap_new();
-    size_t first;
-    assert_int_equal(
-        sift_covmap_alloc(f->rt->map, SIFT_DOMAIN_CMP, SIFT_RT_CMP_COUNTERS, NULL, &first),
-        SIFT_OK);
-    assert_int_equal(sift_covmap_counters(f->rt->map, SIFT_DOMAIN_CMP, first, &f->rt->cmp),
-                     SIFT_OK);
-    assert_int_equal(sift_snapshot_for_map(&f->snap, f->rt->map, 1), SIFT_OK);
-    standin = f->rt;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    standin = NULL;
-    sift_snapshot_free(f->snap);
-    sift_covmap_free(f->rt->map);
-    free(f->rt);
-    free(f);
-    return 0;
-}
-
-/* What the CMP domain gained since the last call; folds it into SNAP and resets it. */
-static sift_novelty advance(sift_snapshot *snap, sift_covmap *map)
-{
-    sift_novelty n = SIFT_NEW_EDGE + 1;
-    assert_int_equal(
-        sift_snapshot_check_and_advance(snap, map, SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP), &n, NULL),
-        SIFT_OK);
-    return n;
-}
-
-/* The state the hooks use, with a snapshot of its map whose CMP domain starts out empty. */
-static sift_rt_state *hook_state(sift_snapshot **snap)
-{
-    sift_rt_state *rt = sift_rt();
-    assert_non_null(rt);
-    assert_int_equal(sift_snapshot_for_map(snap, rt->map, 1), SIFT_OK);
-    assert_int_equal(sift_covmap_reset(rt->map, SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP)), SIFT_OK);
-    return rt;
-}
-
-static const sift_cmp_int *last_int(const sift_rt_state *rt)
-{
-    return &rt->cmps.ints[(rt->cmps.int_next - 1) % SIFT_CMP_INTS];
-}
-
-static const sift_cmp_bytes *last_bytes(const sift_rt_state *rt)
-{
-    return &rt->cmps.bytes[(rt->cmps.byte_next - 1) % SIFT_CMP_BYTES];
-}
-
-static void assert_int_pair(const sift_cmp_int *e, uint64_t a, uint64_t b, uint8_t size)
-{
-    assert_int_equal(e->a, a);
-    assert_int_equal(e->b, b);
-    assert_int_equal(e->size, size);
-}
-
-static void assert_bytes_pair(const sift_cmp_bytes *e, const void *a, const void *b, size_t len)
-{
-    assert_int_equal(e->len, len);
-    assert_memory_equal(e->a, a, len);
-    assert_memory_equal(e->b, b, len);
-}
 
 static void test_int_closer_is_new(void **state)
 {
@@ -494,150 +396,6 @@ static void test_weak_hooks(void **state)
     sift_snapshot_free(snap);
 }
 
-#ifndef UNDER_ASAN
-/* Comparisons and searches, on which the functions that sift-cc may link must agree with
- * libc. The sign of a comparison is the contract; its magnitude varies between libc's own
- * implementations. */
-typedef struct {
-    const char *a, *b;
-    size_t alen, blen, n;
-} pair;
-
-static const pair pairs[] = {
-    {"", "", 0, 0, 0},
-    {"abc", "abd", 3, 3, 3},
-    {"abd", "abc", 3, 3, 3},
-    {"abd", "abc", 3, 3, 2},
-    {"\x80", "\x01", 1, 1, 1},
-    {"a", "", 1, 0, 1},
-    {"", "a", 0, 1, 1},
-    {"abc", "abcd", 3, 4, 4},
-    {"Zebra", "apple", 5, 5, 5},
-    {"HELLO", "hello", 5, 5, 5},
-    {"a[", "A{", 2, 2, 2},
-    {"abcdefghij_1", "abcdefghij_2", 12, 12, 12},
-    {"abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnopqrstuvwxyz0123456789ABCd", 40, 40,
-     40},
-    {"abcdefghijklmnopqrstuvwxyz0123456789ABCD", "abcdefghijklmnopqrstuvwxyz0123456789ABCd", 40, 40,
-     39},
-    {"a\0b\0c", "\0c", 5, 2, 2},
-    {"aaaaab", "aab", 6, 3, 3},
-    {"abcabd", "abd", 6, 3, 3},
-    {"hello world", "world", 11, 5, 5},
-    {"hello", "", 5, 0, 0},
-    {"abc", "abcd", 3, 4, 3},
-};
-
-static int sign(int x)
-{
-    return (x > 0) - (x < 0);
-}
-
-#define SAME(i, fn, got, want)                                                                     \
-    do {                                                                                           \
-        if ((got) != (want)) fail_msg("%s disagrees with libc on pair %zu", fn, i);                \
-    } while (0)
-
-static void *libc(const char *name)
-{
-    void *fn = dlsym(RTLD_NEXT, name);
-    assert_non_null(fn);
-    return fn;
-}
-
-static void test_interposed_match_libc(void **state)
-{
-    (void)state;
-    int (*volatile my_memcmp)(const void *, const void *, size_t) = memcmp;
-    int (*volatile my_bcmp)(const void *, const void *, size_t) = bcmp;
-    int (*volatile my_strcmp)(const char *, const char *) = strcmp;
-    int (*volatile my_strncmp)(const char *, const char *, size_t) = strncmp;
-    int (*volatile my_strcasecmp)(const char *, const char *) = strcasecmp;
-    int (*volatile my_strncasecmp)(const char *, const char *, size_t) = strncasecmp;
-    char *(*volatile my_strstr)(const char *, const char *) = strstr;
-    void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
-    int (*lc_memcmp)(const void *, const void *, size_t) = libc("memcmp");
-    int (*lc_strcmp)(const char *, const char *) = libc("strcmp");
-    int (*lc_strncmp)(const char *, const char *, size_t) = libc("strncmp");
-    int (*lc_strcasecmp)(const char *, const char *) = libc("strcasecmp");
-    int (*lc_strncasecmp)(const char *, const char *, size_t) = libc("strncasecmp");
-    char *(*lc_strstr)(const char *, const char *) = libc("strstr");
-    void *(*lc_memmem)(const void *, size_t, const void *, size_t) = libc("memmem");
-    assert_ptr_not_equal(my_memcmp, lc_memcmp);
-    assert_ptr_not_equal(my_strstr, lc_strstr);
-
-    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-        const pair *p = &pairs[i];
-        if (p->n <= p->alen && p->n <= p->blen) {
-            int want = sign(lc_memcmp(p->a, p->b, p->n));
-            SAME(i, "memcmp", sign(my_memcmp(p->a, p->b, p->n)), want);
-            SAME(i, "bcmp", my_bcmp(p->a, p->b, p->n) != 0, want != 0);
-        }
-        SAME(i, "strcmp", sign(my_strcmp(p->a, p->b)), sign(lc_strcmp(p->a, p->b)));
-        SAME(i, "strncmp", sign(my_strncmp(p->a, p->b, p->n)), sign(lc_strncmp(p->a, p->b, p->n)));
-        SAME(i, "strcasecmp", sign(my_strcasecmp(p->a, p->b)), sign(lc_strcasecmp(p->a, p->b)));
-        SAME(i, "strncasecmp", sign(my_strncasecmp(p->a, p->b, p->n)),
-             sign(lc_strncasecmp(p->a, p->b, p->n)));
-        SAME(i, "strstr", my_strstr(p->a, p->b), lc_strstr(p->a, p->b));
-        SAME(i, "memmem", my_memmem(p->a, p->alen, p->b, p->blen),
-             lc_memmem(p->a, p->alen, p->b, p->blen));
-    }
-}
-
-static void test_interposed_record(void **state)
-{
-    (void)state;
-    int (*volatile my_strcmp)(const char *, const char *) = strcmp;
-    void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
-    sift_snapshot *snap;
-    sift_rt_state *rt = hook_state(&snap);
-    uint32_t n = rt->cmps.byte_next;
-    assert_true(my_strcmp("fuzz", "fuzy") > 0);
-    assert_int_equal(rt->cmps.byte_next, n);
-    rt->tracing = true;
-    int r = my_strcmp("fuzz", "fuzy");
-    void *found = my_memmem("needle", 6, "dlx", 3);
-    rt->tracing = false;
-    assert_true(r > 0);
-    assert_null(found);
-    assert_int_equal(rt->cmps.byte_next, n + 2);
-    assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "fuzz", "fuzy", 5);
-    assert_bytes_pair(last_bytes(rt), "dle", "dlx", 3);
-    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
-    sift_snapshot_free(snap);
-}
-#else
-/* Under ASan the interceptors compare, and call the hooks with the operands. */
-static void test_sanitizer_calls_hooks(void **state)
-{
-    (void)state;
-    int (*volatile f_memcmp)(const void *, const void *, size_t) = memcmp;
-    int (*volatile f_strcmp)(const char *, const char *) = strcmp;
-    int (*volatile f_strncasecmp)(const char *, const char *, size_t) = strncasecmp;
-    char *(*volatile f_strstr)(const char *, const char *) = strstr;
-    void *(*volatile f_memmem)(const void *, size_t, const void *, size_t) = memmem;
-    sift_snapshot *snap;
-    sift_rt_state *rt = hook_state(&snap);
-    uint32_t n = rt->cmps.byte_next;
-    rt->tracing = true;
-    int r1 = f_memcmp("fuzzing!", "fuzzable", 8);
-    int r2 = f_strcmp("alpha", "alpine");
-    int r3 = f_strncasecmp("GAMMA", "gamut", 5);
-    char *r4 = f_strstr("a tokem here", "token");
-    void *r5 = f_memmem("\1\2\3", 3, "\2\4", 2);
-    rt->tracing = false;
-    assert_true(r1 > 0 && r2 < 0 && r3 < 0 && !r4 && !r5);
-    assert_int_equal(rt->cmps.byte_next, n + 5);
-    assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "fuzzing!", "fuzzable", 8);
-    assert_bytes_pair(&rt->cmps.bytes[(n + 1) % SIFT_CMP_BYTES], "alpha", "alpine", 6);
-    assert_bytes_pair(&rt->cmps.bytes[(n + 2) % SIFT_CMP_BYTES], "GAMMA", "gamut", 5);
-    assert_bytes_pair(&rt->cmps.bytes[(n + 3) % SIFT_CMP_BYTES], "tokem", "token", 5);
-    assert_bytes_pair(last_bytes(rt), "\2\3", "\2\4", 2);
-    assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);
-    sift_snapshot_free(snap);
-}
-#endif
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -652,12 +410,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cmp_hooks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hooks_without_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_weak_hooks, setup, teardown),
-#ifndef UNDER_ASAN
-        cmocka_unit_test_setup_teardown(test_interposed_match_libc, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_interposed_record, setup, teardown),
-#else
-        cmocka_unit_test_setup_teardown(test_sanitizer_calls_hooks, setup, teardown),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,28 +21,10 @@ static sift_test_proc proc;
 /* Entries of the scratch folder's SUB that match GLOB. */
 #define entries(sub, glob) sift_test_count_entries(dir, sub, glob)
 
-/* A shell command line as a user whom permission bits bind (65534 when the test runs as root),
- * with the size of any file it writes limited to FSIZE bytes when not 0. Skips the test, saying
- * why, when root cannot become that user. */
-static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int sh_jailed(unsigned long long fsize, bool unprivileged, const char *fmt, ...)
-{
-    sift_test_jail j = {0};
-    const char *why = NULL;
-    if (unprivileged && sift_test_unprivileged(&j, dir, &why) != 0) {
-        fprintf(stderr, "skipped: %s\n", why);
-        skip();
-    }
-    j.fsize = fsize;
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return sift_test_sh_jailed(&proc, &j, dir, "%s", cmd);
-}
+/* A shell command line limited to files of FSIZE bytes, as a user whom permission bits bind
+ * when UNPRIVILEGED (sift_test_sh_limited). */
+#define sh_jailed(fsize, unprivileged, ...)                                                        \
+    sift_test_sh_limited(&proc, dir, fsize, unprivileged, __VA_ARGS__)
 
 /* Expects LINE (which starts with "sift: ") to be the one line of sift's own in what the last
  * command printed to stderr. */
@@ -174,17 +156,6 @@ static void runs_limit_and_stats(void **state)
     assert_non_null(strstr(proc.out, "Done 2000 runs in "));
     assert_non_null(strstr(proc.out, "stat::number_of_executed_units: 2000"));
     assert_non_null(strstr(proc.out, "\"execs\": 2000"));
-}
-
-/* libFuzzer runs every file named on its command line, however many a shell glob gives. */
-static void any_number_of_input_files_run(void **state)
-{
-    (void)state;
-    int rc = SIFT_TEST_SH(
-        "rm -rf many && mkdir many && for i in $(seq 300); do echo $i >many/$i; done && "
-        "./tlv many/* -runs=2 2>&1 | grep -c '^Executed many/'");
-    assert_int_equal(rc, 0);
-    assert_string_equal(proc.out, "300\n");
 }
 
 static void smaller_inputs_replace_larger_ones(void **state)
@@ -530,78 +501,6 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
     assert_int_equal(strtol(proc.out, NULL, 10), 0);
 }
 
-/* A 100 MB input (sparse, so that the test is quick). In a corpus it costs what -max_len
- * allows, as libFuzzer reads it: 1 MiB without -max_len, -max_len bytes with it; the file
- * stays as it is. Run on its own (./harness FILE) it runs whole. */
-static void huge_inputs_cost_at_most_max_len(void **state)
-{
-    (void)state;
-    assert_int_equal(SIFT_TEST_SH("rm -rf h && mkdir h && printf 1+2 > h/small"), 0);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/h/big", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    assert_int_equal(ftruncate(fd, 100 << 20), 0);
-    assert_int_equal(pwrite(fd, "(1)", 3, 0), 3);
-    close(fd);
-
-    int rc = SIFT_TEST_SH(
-        "rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -print_final_stats=1 hc h");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "not generate inputs larger than 1048576 bytes"));
-    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 1048576b total: "
-                                     "1048579b rss: "));
-    assert_non_null(strstr(proc.err, "Mb (1 longer than 1048576 bytes, cut to that)"));
-    assert_non_null(strstr(proc.err, "Done 20000 runs"));
-    const char *rss = strstr(proc.err, "stat::peak_rss_mb:");
-    assert_non_null(rss);
-    /* Never the whole file (ASan's own memory is counted in hundreds of MB). */
-    if (!SIFT_TEST_SAN[0]) assert_true(strtol(rss + strlen("stat::peak_rss_mb:"), NULL, 10) < 100);
-
-    rc = SIFT_TEST_SH("rm -rf hc && mkdir hc && ./tlv -seed=1 -runs=20000 -max_len=64 hc h");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "max: 64b total: 67b rss: "));
-    assert_non_null(strstr(proc.err, "Mb (1 longer than 64 bytes, cut to that)"));
-    assert_int_equal(SIFT_TEST_SH("stat -c %%s h/big"), 0);
-    assert_string_equal(proc.out, "104857600\n"); /* seeds are read, never rewritten */
-
-    rc = SIFT_TEST_SH("./calc h/big");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "Executed h/big in "));
-    rc = SIFT_TEST_SH("./calc -max_len=2 h/big"); /* "(1": an unclosed parenthesis, read as such */
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "Executed h/big in "));
-}
-
-/* Entries of a corpus folder that are no readable files are skipped, counted in one line;
- * none stops the campaign, and a FIFO is never opened, so that nothing blocks. */
-static void odd_corpus_entries_are_skipped(void **state)
-{
-    (void)state;
-    assert_int_equal(
-        SIFT_TEST_SH("rm -rf o && mkdir o o/sub o/closed && chmod 777 o && cd o && "
-                     "printf 1+1 > a && : > empty && mkfifo fifo && ln -s nowhere dangling && "
-                     "ln -s l2 l1 && ln -s l1 l2 && ln -s .. sub/up && ln -s ../sub sub/self && "
-                     "printf 2+2 > closed/f && chmod 000 closed && "
-                     "printf 3+3 > unreadable && chmod 000 unreadable"),
-        0);
-    /* As a user whom the closed folder and file stop; under a time limit, in case the FIFO
-     * blocked. */
-    int rc = sh_jailed(0, true, "cd o && timeout 60 ../tlv -runs=2000 .");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "sift: corpus: skipped 7 entries that are not readable files "
-                                     "(first: ./"));
-    assert_non_null(strstr(proc.err, "sift: skipping seed ./unreadable: Permission denied"));
-    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 3b"));
-    assert_non_null(strstr(proc.err, "Done 2000 runs"));
-    assert_int_equal(SIFT_TEST_SH("chmod 755 o/closed"), 0);
-
-    /* A corpus of empty files only. */
-    rc = SIFT_TEST_SH("rm -rf e && mkdir e && : > e/1 && : > e/2 && ./tlv -runs=2000 e");
-    assert_int_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 0b"));
-}
-
 /* A file where a folder is expected, and the other way round: one line each. */
 static void files_and_folders_swapped_get_one_line(void **state)
 {
@@ -634,7 +533,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_the_magic_bug_from_nothing),
         cmocka_unit_test(runs_limit_and_stats),
-        cmocka_unit_test(any_number_of_input_files_run),
         cmocka_unit_test(smaller_inputs_replace_larger_ones),
         cmocka_unit_test(the_corpus_folder_reaches_what_the_campaign_reached),
         cmocka_unit_test(same_seed_same_campaign),
@@ -651,8 +549,6 @@ int main(void)
         cmocka_unit_test(oss_fuzz_style_build),
         cmocka_unit_test(unwritable_outputs_stop_before_fuzzing),
         cmocka_unit_test(full_disk_stops_the_campaign_and_leaves_no_partial_file),
-        cmocka_unit_test(huge_inputs_cost_at_most_max_len),
-        cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(files_and_folders_swapped_get_one_line),
         cmocka_unit_test(slow_inputs_become_slow_unit_artifacts),
         cmocka_unit_test(slow_finds_are_not_kept),

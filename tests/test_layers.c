@@ -1,5 +1,6 @@
 /* scripts/check-layers on small trees of its own: what it lets through, and that an include up
- * a layer, across to a part it may not see, and a file loop in the link graph each fail it. */
+ * a layer, across to a part it may not see, and a file loop in the link graph (of the engine's
+ * libraries, the runtime's, or the Erlang NIF's) each fail it. */
 #include "support/harness.h"
 
 #include <setjmp.h>
@@ -115,6 +116,32 @@ static void file_loop(void **state)
     if (!strstr(f->p.out, says)) fail_msg("expected \"%s\" in:\n%s", says, f->p.out);
 }
 
+/* Two files of one library under FOLDER (of the tree and of obj/) that call each other. */
+static void expect_loop(fixture *f, const char *folder, const char *says)
+{
+    assert_int_equal(sift_test_sh(&f->p, f->dir,
+                                  "mkdir -p %s obj/%s && "
+                                  "echo 'int b(void); int a(void) { return b(); }' >%s/a.c && "
+                                  "echo 'int a(void); int b(void) { return a(); }' >%s/b.c && "
+                                  "clang -c %s/a.c -o obj/%s/a.o && clang -c %s/b.c -o obj/%s/b.o",
+                                  folder, folder, folder, folder, folder, folder, folder, folder),
+                     0);
+    assert_int_equal(check(f), 1);
+    if (!strstr(f->p.out, says)) fail_msg("expected \"%s\" in:\n%s", says, f->p.out);
+}
+
+static void runtime_loop(void **state)
+{
+    expect_loop(*state, "src/rt", "loop: rt/a.o needs b from rt/b.o, which needs a from it");
+}
+
+static void nif_loop(void **state)
+{
+    expect_loop(*state, "bindings/erlang/c_src",
+                "loop: bindings/erlang/c_src/a.o needs b from bindings/erlang/c_src/b.o, which "
+                "needs a from it");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +151,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(runtime_outside_core, setup, teardown),
         cmocka_unit_test_setup_teardown(cc_includes_runtime, setup, teardown),
         cmocka_unit_test_setup_teardown(file_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(runtime_loop, setup, teardown),
+        cmocka_unit_test_setup_teardown(nif_loop, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

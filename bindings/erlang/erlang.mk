@@ -43,7 +43,7 @@ $(ERL_CLI): $(ERL_DIR)/erlang.mk
 # The NIF links the engine's corpus, mutator and dictionary objects and the runtime's comparison
 # recorder out of libsift-fuzzer.a, their symbols hidden like the core's.
 ERL_NIF_SRC := $(wildcard $(ERL_DIR)/c_src/*.c)
-$(ERL_NIF): $(ERL_NIF_SRC) $(ERL_DIR)/c_src/sift_nif.h $(wildcard include/sift/*.h) \
+$(ERL_NIF): $(ERL_NIF_SRC) $(wildcard $(ERL_DIR)/c_src/*.h) $(wildcard include/sift/*.h) \
             $(BUILD)/lib/libsift-fuzzer.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -I$(ERL_INCLUDE) -shared -fvisibility=hidden $(ERL_NIF_SRC) \

@@ -98,6 +98,124 @@ static int run(const char *compiler, char **argv)
     return 127;
 }
 
+/* Where sift-cc finds its own parts: its folder, sift's headers, and the archives it links. */
+typedef struct {
+    bool have_dir;
+    char dir[PATH_MAX], include[PATH_MAX], rt[PATH_MAX], fuzzer[PATH_MAX], interpose[PATH_MAX];
+} parts;
+
+/* The parts PLAN needs; 0, or -1 after a line that says which is missing. */
+static int find_parts(const sift_cc_plan *plan, parts *p)
+{
+    p->have_dir = self_dir(p->dir) == 0;
+    if (plan->link == SIFT_CC_LINK_NONE) return 0;
+    if (!p->have_dir) {
+        fprintf(stderr, "sift-cc: cannot find its own executable: %s\n", strerror(errno));
+        return -1;
+    }
+    if (find_lib(p->dir, "libsift-rt.a", p->rt) < 0 ||
+        (!plan->interceptors && find_lib(p->dir, "libsift-interpose.a", p->interpose) < 0) ||
+        (plan->link == SIFT_CC_LINK_FUZZER && find_lib(p->dir, "libsift-fuzzer.a", p->fuzzer) < 0))
+        return -1;
+    return 0;
+}
+
+/* sift's flags for compiling, before the user's arguments, into OUT; their number. */
+static int compile_flags(const sift_cc_plan *plan, parts *p, char **out)
+{
+    int n = 0;
+    if (!plan->user_coverage) out[n++] = SIFT_COVERAGE_FLAGS;
+    /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
+     * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
+    for (size_t i = 0; no_builtin[i]; i++)
+        out[n++] = (char *)no_builtin[i];
+    /* Searched after the system folders, so sift's headers never shadow the program's. */
+    if (p->have_dir && find_include(p->dir, p->include)) {
+        out[n++] = "-idirafter";
+        out[n++] = p->include;
+    }
+    out[n] = NULL;
+    return n;
+}
+
+/* sift's flags for linking, after the user's arguments, into OUT; their number. */
+static int link_flags(const sift_cc_plan *plan, parts *p, char **out)
+{
+    int n = 0;
+    if (plan->link != SIFT_CC_LINK_NONE) {
+        /* Shared objects loaded later resolve the callbacks against the executable. */
+        out[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+        out[n++] = "-Wl,--export-dynamic-symbol=__sift_values_*";
+        out[n++] = "-Wl,--export-dynamic-symbol=__sift_fn_dirty_*";
+        /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
+         * weak no-op, which would keep the linker from taking sift's out of the archive. */
+        /* A -x of the user's would make clang read the archives as source. */
+        out[n++] = "-x";
+        out[n++] = "none";
+        out[n++] = "-Wl,--whole-archive";
+        out[n++] = p->rt;
+        out[n++] = "-Wl,--no-whole-archive";
+        /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
+         * sanitizer intercepts them already; and the program's allocations checked against
+         * -malloc_limit_mb where no sanitizer's allocator offers malloc hooks. */
+        if (!plan->interceptors) {
+            out[n++] = SIFT_ALLOC_WRAPS;
+            out[n++] = p->interpose;
+        }
+        /* The engine, and main when the program has none, come out of the archive as needed. */
+        if (plan->link == SIFT_CC_LINK_FUZZER) {
+            out[n++] = p->fuzzer;
+            out[n++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
+        }
+        out[n++] = "-lpthread";
+        out[n++] = "-ldl";
+        out[n++] = "-lm";
+    }
+    out[n] = NULL;
+    return n;
+}
+
+/* The compiler run once, sift's flags around the user's arguments. */
+static int run_once(const char *compiler, const sift_cc_plan *plan, char **compile, char **link)
+{
+    int nc = 0, nl = 0;
+    while (compile[nc])
+        nc++;
+    while (link[nl])
+        nl++;
+    char **args = calloc((size_t)plan->nargs + nc + nl + 2, sizeof(*args));
+    if (!args) {
+        fprintf(stderr, "sift-cc: out of memory\n");
+        return 1;
+    }
+    int n = 0;
+    args[n++] = (char *)compiler;
+    for (int i = 0; i < nc; i++)
+        args[n++] = compile[i];
+    for (int i = 0; i < plan->nargs; i++)
+        args[n++] = plan->args[i];
+    for (int i = 0; i < nl; i++)
+        args[n++] = link[i];
+    args[n] = NULL;
+    int rc = run(compiler, args);
+    free(args);
+    return rc;
+}
+
+/* With values on, the compile goes through sift-instrument (values.c). */
+static int run_with_values(const char *compiler, const sift_cc_plan *plan, const parts *p,
+                           char **compile, char **link)
+{
+    char instrument[PATH_MAX];
+    if (!p->have_dir || !resolve(instrument, p->dir, "sift-instrument")) {
+        fprintf(stderr, "sift-cc: cannot find sift-instrument next to sift-cc\n");
+        return 1;
+    }
+    sift_cc_values_tools tools = {
+        .compiler = compiler, .instrument = instrument, .compile = compile, .link = link};
+    return sift_cc_values_run(plan, &tools);
+}
+
 int main(int argc, char **argv)
 {
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -114,104 +232,18 @@ int main(int argc, char **argv)
         argv[0] = (char *)compiler;
         return run(compiler, argv);
     }
-
-    char dir[PATH_MAX], include[PATH_MAX], rt[PATH_MAX], fuzzer[PATH_MAX], interpose[PATH_MAX];
-    bool have_dir = self_dir(dir) == 0;
-    if (plan.link != SIFT_CC_LINK_NONE) {
-        if (!have_dir) {
-            fprintf(stderr, "sift-cc: cannot find its own executable: %s\n", strerror(errno));
-            sift_cc_plan_free(&plan);
-            return 1;
-        }
-        if (find_lib(dir, "libsift-rt.a", rt) < 0 ||
-            (!plan.interceptors && find_lib(dir, "libsift-interpose.a", interpose) < 0) ||
-            (plan.link == SIFT_CC_LINK_FUZZER && find_lib(dir, "libsift-fuzzer.a", fuzzer) < 0)) {
-            sift_cc_plan_free(&plan);
-            return 1;
-        }
-    }
-
-    /* sift's flags for compiling, and for linking, around the user's arguments. */
+    parts p;
     char *compile[24], *link[24];
-    int nc = 0, nl = 0;
-    if (!plan.user_coverage) compile[nc++] = SIFT_COVERAGE_FLAGS;
-    /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
-     * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
-    for (size_t i = 0; no_builtin[i]; i++)
-        compile[nc++] = (char *)no_builtin[i];
-    /* Searched after the system folders, so sift's headers never shadow the program's. */
-    if (have_dir && find_include(dir, include)) {
-        compile[nc++] = "-idirafter";
-        compile[nc++] = include;
+    int rc = 1;
+    if (find_parts(&plan, &p) == 0) {
+        compile_flags(&plan, &p, compile);
+        link_flags(&plan, &p, link);
+        int values = plan.values >= 0 ? plan.values : values_default();
+        if (values >= 0)
+            rc = values && sift_cc_values_applies(&plan)
+                     ? run_with_values(compiler, &plan, &p, compile, link)
+                     : run_once(compiler, &plan, compile, link);
     }
-    compile[nc] = NULL;
-    if (plan.link != SIFT_CC_LINK_NONE) {
-        /* Shared objects loaded later resolve the callbacks against the executable. */
-        link[nl++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
-        link[nl++] = "-Wl,--export-dynamic-symbol=__sift_values_*";
-        link[nl++] = "-Wl,--export-dynamic-symbol=__sift_fn_dirty_*";
-        /* Whole: the sanitizer runtime clang links for coverage defines every callback as a
-         * weak no-op, which would keep the linker from taking sift's out of the archive. */
-        /* A -x of the user's would make clang read the archives as source. */
-        link[nl++] = "-x";
-        link[nl++] = "none";
-        link[nl++] = "-Wl,--whole-archive";
-        link[nl++] = rt;
-        link[nl++] = "-Wl,--no-whole-archive";
-        /* memcmp, strcmp, ... that report their operands: for comparison feedback where no
-         * sanitizer intercepts them already; and the program's allocations checked against
-         * -malloc_limit_mb where no sanitizer's allocator offers malloc hooks. */
-        if (!plan.interceptors) {
-            link[nl++] = SIFT_ALLOC_WRAPS;
-            link[nl++] = interpose;
-        }
-        /* The engine, and main when the program has none, come out of the archive as needed. */
-        if (plan.link == SIFT_CC_LINK_FUZZER) {
-            link[nl++] = fuzzer;
-            link[nl++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
-        }
-        link[nl++] = "-lpthread";
-        link[nl++] = "-ldl";
-        link[nl++] = "-lm";
-    }
-    link[nl] = NULL;
-
-    int values = plan.values >= 0 ? plan.values : values_default();
-    if (values < 0) {
-        sift_cc_plan_free(&plan);
-        return 1;
-    }
-    if (values && sift_cc_values_applies(&plan)) {
-        char instrument[PATH_MAX];
-        if (!have_dir || !resolve(instrument, dir, "sift-instrument")) {
-            fprintf(stderr, "sift-cc: cannot find sift-instrument next to sift-cc\n");
-            sift_cc_plan_free(&plan);
-            return 1;
-        }
-        sift_cc_values_tools tools = {
-            .compiler = compiler, .instrument = instrument, .compile = compile, .link = link};
-        int rc = sift_cc_values_run(&plan, &tools);
-        sift_cc_plan_free(&plan);
-        return rc;
-    }
-
-    char **args = calloc((size_t)plan.nargs + nc + nl + 2, sizeof(*args));
-    if (!args) {
-        fprintf(stderr, "sift-cc: out of memory\n");
-        sift_cc_plan_free(&plan);
-        return 1;
-    }
-    int n = 0;
-    args[n++] = (char *)compiler;
-    for (int i = 0; i < nc; i++)
-        args[n++] = compile[i];
-    for (int i = 0; i < plan.nargs; i++)
-        args[n++] = plan.args[i];
-    for (int i = 0; i < nl; i++)
-        args[n++] = link[i];
-    args[n] = NULL;
-    int rc = run(compiler, args);
-    free(args);
     sift_cc_plan_free(&plan);
     return rc;
 }

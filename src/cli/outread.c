@@ -353,10 +353,98 @@ static char **header_columns(const char *line, size_t n, size_t *ncols)
     return cols;
 }
 
+/* The columns of plot_data that the plot reads: time, coverage and corpus size. */
+typedef struct {
+    char **names;
+    size_t n;
+    long want[3]; /* indices of time, coverage and corpus size */
+    bool unix_time;
+} plot_columns;
+
+/* Reads the header LINE (N bytes) of PATH into C; 1, or -1 after a message in ERR. */
+static int read_header(const char *path, const char *line, size_t n, plot_columns *c,
+                       bool *cov_is_percent, char *err, size_t errlen)
+{
+    if (n < 2 || line[0] != '#')
+        return fail(err, errlen,
+                    "%s:1: no header line (expected \"# relative_time, ..., edges_found\")", path);
+    if (!(c->names = header_columns(line, n, &c->n))) return fail(err, errlen, "out of memory");
+    long t = column(c->names, c->n, "relative_time", NULL);
+    if (t < 0 && (t = column(c->names, c->n, "unix_time", NULL)) >= 0) c->unix_time = true;
+    long cov = column(c->names, c->n, "edges_found", NULL);
+    if (cov < 0 && (cov = column(c->names, c->n, "map_size", NULL)) >= 0) *cov_is_percent = true;
+    long corpus = column(c->names, c->n, "corpus_count", "paths_total");
+    const char *missing = t < 0        ? "relative_time"
+                          : cov < 0    ? "edges_found (or map_size)"
+                          : corpus < 0 ? "corpus_count"
+                                       : NULL;
+    if (missing) return fail(err, errlen, "%s:1: the header names no %s column", path, missing);
+    c->want[0] = t, c->want[1] = cov, c->want[2] = corpus;
+    return 1;
+}
+
+/* The wanted fields of the data LINE (N bytes, line NUMBER of PATH) into V; 1, or -1 after a
+ * message in ERR. */
+static int read_fields(const char *path, size_t number, const char *line, size_t n,
+                       const plot_columns *c, double v[3], char *err, size_t errlen)
+{
+    char q[48];
+    size_t field = 0;
+    const char *p = line, *end = line + n;
+    for (;;) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *f = p;
+        size_t flen = (size_t)((comma ? comma : end) - p);
+        trim(&f, &flen);
+        for (int i = 0; i < 3; i++)
+            if ((long)field == c->want[i] && !parse_double(f, flen, true, &v[i]))
+                return fail(err, errlen, "%s:%zu: %s: \"%s\" is not a number", path, number,
+                            c->names[field], quote(f, flen, q));
+        field++;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    if (field != c->n)
+        return fail(err, errlen, "%s:%zu: malformed line: %zu fields where the header names %zu",
+                    path, number, field, c->n);
+    return 1;
+}
+
+/* Where the next point goes on the time axis, across resumed sessions. */
+typedef struct {
+    size_t cap;
+    double offset, last, first_unix;
+} plot_axis;
+
+/* Appends the point V (time, coverage, corpus size) to PLOT; false when out of memory. */
+static bool append_point(sift_out_plot *plot, plot_axis *a, bool unix_time, double v[3])
+{
+    if (unix_time) {
+        if (a->first_unix < 0) a->first_unix = v[0];
+        v[0] = v[0] >= a->first_unix ? v[0] - a->first_unix : 0;
+    }
+    /* A resumed campaign starts its relative times at 0 again: its line continues the axis
+     * where the last run ended. */
+    if (!plot->n) plot->sessions = 1;
+    if (plot->n && v[0] + a->offset < a->last) {
+        a->offset = a->last;
+        plot->sessions++;
+    }
+    if (plot->n == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 256;
+        sift_out_point *grown = realloc(plot->points, a->cap * sizeof(*grown));
+        if (!grown) return false;
+        plot->points = grown;
+    }
+    a->last = v[0] + a->offset;
+    plot->points[plot->n++] = (sift_out_point){.time = a->last, .cov = v[1], .corpus = v[2]};
+    return true;
+}
+
 int sift_out_read_plot(const char *dir, sift_out_plot *plot, char *err, size_t errlen)
 {
     memset(plot, 0, sizeof(*plot));
-    char *text, path[4096], q[48];
+    char *text, path[4096];
     size_t len;
     if (read_file(dir, "plot_data", &text, &len, err, errlen) != 0) return -1;
     snprintf(path, sizeof path, "%s/plot_data", dir);
@@ -366,86 +454,19 @@ int sift_out_read_plot(const char *dir, sift_out_plot *plot, char *err, size_t e
     }
     lines l = {text, text + len, 0};
     const char *line;
-    size_t n, ncols = 0;
-    char **cols = NULL;
+    size_t n;
+    plot_columns cols = {0};
+    plot_axis axis = {.first_unix = -1};
     int rc = next_line(&l, path, &line, &n, err, errlen);
-    if (rc == 1 && (n < 2 || line[0] != '#'))
-        rc = fail(err, errlen,
-                  "%s:1: no header line (expected \"# relative_time, ..., edges_found\")", path);
-    if (rc == 1 && !(cols = header_columns(line, n, &ncols)))
-        rc = fail(err, errlen, "out of memory");
-    long t = -1, cov = -1, corpus = -1;
-    bool unix_time = false;
-    if (rc == 1) {
-        t = column(cols, ncols, "relative_time", NULL);
-        if (t < 0 && (t = column(cols, ncols, "unix_time", NULL)) >= 0) unix_time = true;
-        cov = column(cols, ncols, "edges_found", NULL);
-        if (cov < 0 && (cov = column(cols, ncols, "map_size", NULL)) >= 0)
-            plot->cov_is_percent = true;
-        corpus = column(cols, ncols, "corpus_count", "paths_total");
-        const char *missing = t < 0        ? "relative_time"
-                              : cov < 0    ? "edges_found (or map_size)"
-                              : corpus < 0 ? "corpus_count"
-                                           : NULL;
-        if (missing) rc = fail(err, errlen, "%s:1: the header names no %s column", path, missing);
-    }
-    size_t cap = 0;
-    double offset = 0, last = 0, first_unix = -1;
+    if (rc == 1) rc = read_header(path, line, n, &cols, &plot->cov_is_percent, err, errlen);
     while (rc == 1 && (rc = next_line(&l, path, &line, &n, err, errlen)) == 1) {
         if (n && line[0] == '#') continue; /* a header again, or a comment */
         double v[3] = {0, 0, 0};
-        long want[3] = {t, cov, corpus};
-        size_t field = 0;
-        const char *p = line, *end = line + n;
-        for (;;) {
-            const char *comma = memchr(p, ',', (size_t)(end - p));
-            const char *fend = comma ? comma : end;
-            const char *f = p;
-            size_t flen = (size_t)(fend - p);
-            trim(&f, &flen);
-            for (int i = 0; i < 3; i++) {
-                if ((long)field != want[i]) continue;
-                if (!parse_double(f, flen, true, &v[i])) {
-                    rc = fail(err, errlen, "%s:%zu: %s: \"%s\" is not a number", path, l.number,
-                              cols[field], quote(f, flen, q));
-                    break;
-                }
-            }
-            if (rc < 0) break;
-            field++;
-            if (!comma) break;
-            p = comma + 1;
-        }
-        if (rc < 0) break;
-        if (field != ncols) {
-            rc = fail(err, errlen, "%s:%zu: malformed line: %zu fields where the header names %zu",
-                      path, l.number, field, ncols);
-            break;
-        }
-        if (unix_time) {
-            if (first_unix < 0) first_unix = v[0];
-            v[0] = v[0] >= first_unix ? v[0] - first_unix : 0;
-        }
-        /* A resumed campaign starts its relative times at 0 again: its line continues the
-         * axis where the last run ended. */
-        if (!plot->n) plot->sessions = 1;
-        if (plot->n && v[0] + offset < last) {
-            offset = last;
-            plot->sessions++;
-        }
-        if (plot->n == cap) {
-            cap = cap ? cap * 2 : 256;
-            sift_out_point *grown = realloc(plot->points, cap * sizeof(*grown));
-            if (!grown) {
-                rc = fail(err, errlen, "%s: out of memory reading it", path);
-                break;
-            }
-            plot->points = grown;
-        }
-        last = v[0] + offset;
-        plot->points[plot->n++] = (sift_out_point){.time = last, .cov = v[1], .corpus = v[2]};
+        rc = read_fields(path, l.number, line, n, &cols, v, err, errlen);
+        if (rc == 1 && !append_point(plot, &axis, cols.unix_time, v))
+            rc = fail(err, errlen, "%s: out of memory reading it", path);
     }
-    free_columns(cols, ncols);
+    free_columns(cols.names, cols.n);
     free(text);
     if (rc == 0 && plot->n == 0)
         rc = fail(err, errlen, "%s: no data lines yet, only the header", path);

@@ -130,3 +130,21 @@ const char *sift_test_capture_end(sift_test_capture *c)
     c->saved = c->file = -1;
     return text;
 }
+
+int sift_test_sh_limited(sift_test_proc *p, const char *dir, unsigned long long fsize,
+                         bool unprivileged, const char *fmt, ...)
+{
+    sift_test_jail j = {0};
+    const char *why = NULL;
+    if (unprivileged && sift_test_unprivileged(&j, dir, &why) != 0) {
+        fprintf(stderr, "skipped: %s\n", why);
+        skip();
+    }
+    j.fsize = fsize;
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return sift_test_sh_jailed(p, &j, dir, "%s", cmd);
+}

@@ -6,11 +6,20 @@
 
 #include "support/subprocess.h"
 
+#include <stdbool.h>
+
 /* Runs a shell command line (printf-style) in the test file's scratch folder and returns its
  * status. A test file that runs commands keeps them in two variables named for this helper:
  * `char *dir` (the folder, made by its group setup) and `sift_test_proc proc` (what the last
  * command printed). */
 #define SIFT_TEST_SH(...) sift_test_sh(&proc, dir, __VA_ARGS__)
+
+/* Like sift_test_sh, with the size of any file the command writes limited to FSIZE bytes when
+ * not 0 and, when UNPRIVILEGED, as a user whom permission bits bind (65534 when the test runs
+ * as root); skips the test, saying why, when root cannot become that user. */
+int sift_test_sh_limited(sift_test_proc *p, const char *dir, unsigned long long fsize,
+                         bool unprivileged, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* A fresh empty folder under $TMPDIR or /tmp, open to others (0755) so that the unprivileged
  * user of sift_test_unprivileged reaches what it holds; NULL on failure. */

@@ -18,18 +18,6 @@
  * form it hashes (rt/cmp.c subtracts it again). */
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 
-int cmp_ctx_init(cov_ctx *c, bool features)
-{
-    c->rt = calloc(1, sizeof(*c->rt));
-    if (!c->rt) return SIFT_ENOMEM;
-    c->rt->map = c->map;
-    c->rt->tracing = true;
-    c->rt->cmp_features_off = !features;
-    if (!features) return SIFT_OK;
-    int rc = sift_covmap_alloc(c->map, SIFT_DOMAIN_CMP, SIFT_RT_CMP_COUNTERS, NULL, NULL);
-    return rc == SIFT_OK ? sift_covmap_counters(c->map, SIFT_DOMAIN_CMP, 0, &c->rt->cmp) : rc;
-}
-
 /* How a value may sit in the input as bytes: a binary, an atom's text, or a list of bytes (a
  * string). At most CAP bytes; false for anything else. */
 static bool term_bytes(ErlNifEnv *env, ERL_NIF_TERM t, uint8_t *out, size_t cap, size_t *len)

@@ -11,58 +11,14 @@
 #define MAX_PROBES   ((size_t)1 << 20)
 #define EXPORT_GUESS 1024
 
-static ErlNifResourceType *ctx_type, *snap_type;
-static ERL_NIF_TERM atom_ok, atom_new_edge, atom_new_count, atom_nothing, atom_enomem;
-
-static void ctx_dtor(ErlNifEnv *env, void *obj)
-{
-    (void)env;
-    cov_ctx *c = obj;
-    sift_covmap_free(c->map);
-    free(c->rt);
-}
-
-static void snap_dtor(ErlNifEnv *env, void *obj)
-{
-    (void)env;
-    cov_snap *s = obj;
-    sift_snapshot_free(s->snap);
-    free(s->mem);
-}
+static ERL_NIF_TERM atom_ok;
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info)
 {
     (void)priv, (void)info;
-    ctx_type =
-        enif_open_resource_type(env, NULL, "sift_cov_ctx", ctx_dtor, ERL_NIF_RT_CREATE, NULL);
-    snap_type =
-        enif_open_resource_type(env, NULL, "sift_cov_snapshot", snap_dtor, ERL_NIF_RT_CREATE, NULL);
-    if (!ctx_type || !snap_type || sift_fuzz_nif_load(env) != 0) return 1;
+    if (nif_ctx_load(env) != 0 || sift_fuzz_nif_load(env) != 0) return 1;
     atom_ok = enif_make_atom(env, "ok");
-    atom_new_edge = enif_make_atom(env, "new_edge");
-    atom_new_count = enif_make_atom(env, "new_count");
-    atom_nothing = enif_make_atom(env, "nothing");
-    atom_enomem = enif_make_atom(env, "enomem");
     return 0;
-}
-
-static bool is_released(cov_ctx *c)
-{
-    return __atomic_load_n(&c->released, __ATOMIC_ACQUIRE);
-}
-
-/* A live context, or NULL for anything else (another type, a released context). */
-cov_ctx *get_ctx(ErlNifEnv *env, ERL_NIF_TERM term)
-{
-    cov_ctx *c;
-    if (!enif_get_resource(env, term, ctx_type, (void **)&c) || is_released(c)) return NULL;
-    return c;
-}
-
-cov_snap *get_snap(ErlNifEnv *env, ERL_NIF_TERM term)
-{
-    cov_snap *s;
-    return enif_get_resource(env, term, snap_type, (void **)&s) ? s : NULL;
 }
 
 static bool get_probes(ErlNifEnv *env, ERL_NIF_TERM term, size_t *n)
@@ -71,17 +27,6 @@ static bool get_probes(ErlNifEnv *env, ERL_NIF_TERM term, size_t *n)
     if (!enif_get_ulong(env, term, &v) || v == 0 || v > MAX_PROBES) return false;
     *n = v;
     return true;
-}
-
-/* The error a failed core call raises: only running out of memory is not the caller's fault. */
-ERL_NIF_TERM fail(ErlNifEnv *env, int rc)
-{
-    return rc == SIFT_ENOMEM ? enif_raise_exception(env, atom_enomem) : enif_make_badarg(env);
-}
-
-ERL_NIF_TERM novelty_atom(sift_novelty n)
-{
-    return n == SIFT_NEW_EDGE ? atom_new_edge : n == SIFT_NEW_COUNT ? atom_new_count : atom_nothing;
 }
 
 /* new/2's Cmp: false, true (comparison operands) or value_profile (their distances too). */
@@ -103,7 +48,7 @@ static ERL_NIF_TERM new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     bool cmp = false, features = false;
     if (!get_probes(env, argv[0], &n) || (argc > 1 && !get_cmp_mode(env, argv[1], &cmp, &features)))
         return enif_make_badarg(env);
-    cov_ctx *c = enif_alloc_resource(ctx_type, sizeof(*c));
+    cov_ctx *c = ctx_alloc();
     if (!c) return fail(env, SIFT_ENOMEM);
     *c = (cov_ctx){.map = sift_covmap_new()};
     int rc = c->map ? sift_covmap_alloc(c->map, SIFT_DOMAIN_EDGES, n, NULL, NULL) : SIFT_ENOMEM;
@@ -170,11 +115,7 @@ static ERL_NIF_TERM export_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
 static ERL_NIF_TERM release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     (void)argc;
-    cov_ctx *c;
-    if (!enif_get_resource(env, argv[0], ctx_type, (void **)&c) ||
-        __atomic_exchange_n(&c->released, 1, __ATOMIC_ACQ_REL))
-        return enif_make_badarg(env);
-    return atom_ok;
+    return release_ctx(env, argv[0]) ? atom_ok : enif_make_badarg(env);
 }
 
 /* The snapshot lives in memory of its own and is created as shared state: its bits are then
@@ -191,7 +132,7 @@ static ERL_NIF_TERM snapshot_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     } else if (!get_probes(env, argv[0], &cap[SIFT_DOMAIN_EDGES])) {
         return enif_make_badarg(env);
     }
-    cov_snap *s = enif_alloc_resource(snap_type, sizeof(*s));
+    cov_snap *s = snap_alloc();
     if (!s) return fail(env, SIFT_ENOMEM);
     size_t bytes = sift_snapshot_bytes(cap);
     *s = (cov_snap){.mem = aligned_alloc(64, bytes)};

@@ -1,37 +1,10 @@
-/* What the parts of the sift_cov NIF share: the context and snapshot resources, and the entry
- * points of the comparison recorder (sift_cmp_nif.c) and of the fuzzer (sift_fuzz_nif.c), which
- * sift_cov_nif.c registers with the module. */
+/* The entry points of the comparison recorder (sift_cmp_nif.c) and of the fuzzer
+ * (sift_fuzz_nif.c), which sift_cov_nif.c registers with the module; the context they share is
+ * sift_nif_ctx.h's. */
 #ifndef SIFT_ERL_NIF_H
 #define SIFT_ERL_NIF_H
 
-#include "rt/rt.h"
-#include "sift/covmap.h"
-#include "sift/snapshot.h"
-
-#include <erl_nif.h>
-
-typedef struct {
-    sift_covmap *map;
-    sift_counters c;   /* the map's one region, for hit() without a lookup */
-    sift_rt_state *rt; /* comparison rings and CMP counters; NULL when not recording them */
-    int released;      /* read and set atomically: release() may race with any other call */
-} cov_ctx;
-
-typedef struct {
-    sift_snapshot *snap;
-    void *mem; /* the snapshot's state, in memory it claims with atomic ORs */
-} cov_snap;
-
-/* A live context, or NULL for anything else (another type, a released context). */
-cov_ctx *get_ctx(ErlNifEnv *env, ERL_NIF_TERM term);
-cov_snap *get_snap(ErlNifEnv *env, ERL_NIF_TERM term);
-/* The error a failed core call raises: badarg, or enomem. */
-ERL_NIF_TERM fail(ErlNifEnv *env, int rc);
-ERL_NIF_TERM novelty_atom(sift_novelty n);
-
-/* Gives C a comparison recorder, and with FEATURES a CMP domain for their distances. SIFT_OK
- * or SIFT_ENOMEM. */
-int cmp_ctx_init(cov_ctx *c, bool features);
+#include "sift_nif_ctx.h"
 
 /* Opens the fuzzer's resource type and atoms; 0 on success. */
 int sift_fuzz_nif_load(ErlNifEnv *env);

@@ -141,10 +141,11 @@ static int check_dict(const sift_options *o)
     return rc;
 }
 
-int sift_super_setup(sift_super *s)
+/* The output folder (-out, or the one -sync_dir gives) and the corpus folder, locked, with
+ * what a killed campaign left half-written removed; 0, or 1 after a line that says why. */
+static int open_folders(sift_super *s)
 {
     sift_options *o = s->o;
-    if (check_args(s) != 0 || check_dict(o) != 0) return 1;
     const char *out = o->out;
     if (o->sync_dir) {
         if (!(s->sync = sift_sync_open(o->sync_dir, o->name, sift_seed_read_max(o->max_len))))
@@ -170,14 +171,19 @@ int sift_super_setup(sift_super *s)
     if (corpus_dir) cleaned += sift_outdir_clean(corpus_dir);
     if (cleaned)
         fprintf(stderr, "INFO: removed %zu partial files left by a killed campaign\n", cleaned);
-    if (list_inputs(s) != 0) return 1;
+    return 0;
+}
+
+/* The memory the workers share (rings, the snapshot) and the supervisor's own tables. */
+static int map_shared(sift_super *s)
+{
     sift_rt_state *rt = sift_rt();
     size_t cap[SIFT_DOMAIN_COUNT];
     if (!rt) {
         fprintf(stderr, "sift: out of memory setting up coverage maps\n");
         return 1;
     }
-    if (o->verbosity) sift_exec_print_modules(rt);
+    if (s->o->verbosity) sift_exec_print_modules(rt);
     sift_exec_capacity(rt, cap);
     /* A ring holds several of the largest records, so that a burst of finds rarely waits. */
     size_t ring = 1u << 20;
@@ -191,13 +197,19 @@ int sift_super_setup(sift_super *s)
     s->slots = calloc(s->n, sizeof(*s->slots));
     s->logs = malloc((s->n + 1) * sizeof(*s->logs));
     s->cursors = calloc(s->n + 1, sizeof(*s->cursors));
-    if (!s->slots || !s->logs || !s->cursors ||
-        sift_store_init(&s->camp, corpus_dir, s->has_out ? &s->out : NULL) != 0)
-        return 1;
-    char logdir[4096] = ".";
+    const char *corpus_dir = s->o->ninputs ? s->o->inputs[0] : NULL;
+    return !s->slots || !s->logs || !s->cursors ||
+           sift_store_init(&s->camp, corpus_dir, s->has_out ? &s->out : NULL) != 0;
+}
+
+/* The folder of the workers' logs into LOGDIR: libFuzzer's -fork keeps its jobs' logs out of
+ * the working folder, in a temporary one; -jobs writes fuzz-N.log where it runs, as libFuzzer's
+ * -jobs does; with -out they go to its logs/. */
+static int log_folder(sift_super *s, char *logdir, size_t size)
+{
+    const sift_options *o = s->o;
+    snprintf(logdir, size, ".");
     if (!s->has_out && o->fork && !o->workers && !o->jobs) {
-        /* libFuzzer's -fork keeps its jobs' logs out of the working folder, in a temporary
-         * one; -jobs writes fuzz-N.log where it runs, as libFuzzer's -jobs does. */
         const char *tmp = getenv("TMPDIR");
         snprintf(s->tmp_logdir, sizeof s->tmp_logdir, "%s/sift-fork-XXXXXX",
                  tmp && *tmp ? tmp : "/tmp");
@@ -207,9 +219,9 @@ int sift_super_setup(sift_super *s)
             s->tmp_logdir[0] = 0;
             return 1;
         }
-        snprintf(logdir, sizeof logdir, "%s", s->tmp_logdir);
+        snprintf(logdir, size, "%s", s->tmp_logdir);
     } else if (s->has_out) {
-        snprintf(logdir, sizeof logdir, "%s/logs", s->out.dir);
+        snprintf(logdir, size, "%s/logs", s->out.dir);
         struct stat st;
         if (mkdir(logdir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "sift: cannot create %s: %s\n", logdir, strerror(errno));
@@ -221,6 +233,16 @@ int sift_super_setup(sift_super *s)
             return 1;
         }
     }
+    return 0;
+}
+
+int sift_super_setup(sift_super *s)
+{
+    sift_options *o = s->o;
+    if (check_args(s) != 0 || check_dict(o) != 0 || open_folders(s) != 0) return 1;
+    if (list_inputs(s) != 0 || map_shared(s) != 0) return 1;
+    char logdir[4096];
+    if (log_folder(s, logdir, sizeof logdir) != 0) return 1;
     for (unsigned k = 0; k <= s->n; k++)
         s->logs[k] = -1;
     for (unsigned k = 0; k < s->n + (s->sync != NULL); k++)

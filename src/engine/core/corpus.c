@@ -1,85 +1,15 @@
-/* The in-memory corpus and its scheduler. The weighting is explained in docs/scheduling.md. */
-#include "engine/core/corpus.h"
-#include "engine/base/featmap.h"
-#include "engine/base/fidlist.h"
+/* The in-memory corpus: its entries, their names and features, each feature's top-rated entry
+ * and the eviction of entries that are top for nothing; the weighing and picking is schedule.c's
+ * (docs/scheduling.md). */
+#include "engine/core/corpus_impl.h"
 #include "sift/covmap.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE SIFT_FEATMAP_NONE
-
-#define FAVORED_BOOST 10.0
-#define NEW_BOOST     8.0    /* energy of an entry never chosen */
-#define NEW_FADE      4.0    /* mutants made that halve the extra energy of a new entry */
-#define STALE_PICKS   2048.0 /* mutants made without a find that halve an entry's energy */
-#define STALE_FLOOR   0.125  /* keeps the rarity of an old entry's features counting */
-/* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
- * from the exact weights this often. */
-#define REBUILD_PICKS 65536
 /* An update reads every feature of every entry. It waits until the picks since the last one
  * number its reads over this: a few hundred nanoseconds of bookkeeping per pick at most. */
 #define UPDATE_READS_PER_PICK 16.0
-/* Speed: an entry's weight is scaled by the corpus's mean work over its own (work_of), within
- * these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
-#define SPEED_MIN 0.1
-#define SPEED_MAX 3.0
-/* An entry whose execution took more than this many times the campaign's mean execution is
- * picked less: see time_factor. */
-#define TIME_SLACK 2.0
-
-struct node {
-    sift_entry e;
-    /* One allocation: the input (when the entry holds one), then what the entry keeps of its
-     * features, their dense indices (the ids are in feats) packed (fidlist.h; packed_of). An
-     * execution of a large target has thousands of features, so these lists are most of a
-     * corpus's memory. */
-    uint8_t *block;
-    uint32_t idx;      /* position in the corpus */
-    uint32_t owned;    /* features this entry is top-rated for */
-    uint32_t alone;    /* features no other entry has */
-    uint64_t found_at; /* times_chosen when it last led to a new entry */
-    double base;       /* weight before the energy, which changes with every choice */
-    double work;       /* edge hits of one execution, counted from its buckets: its cost */
-};
-
-struct feat {
-    sift_feature_id id;
-    uint32_t freq; /* entries having the feature */
-    uint32_t top;  /* index of the top-rated entry */
-    /* The top's cost, kept here because a smaller mutant's check reads it for every feature
-     * of its run: through the node, that was two cache misses per feature. */
-    unsigned __int128 top_cost;
-};
-
-struct sift_corpus {
-    struct node **nodes;
-    double *fen;       /* Fenwick tree over the entries' weights, 1-based */
-    uint32_t *by_cost; /* entry indices by cost, then index: the order of pruning */
-    size_t n, cap;
-    struct feat *feats; /* by dense index, in order of discovery */
-    /* Also by dense index, apart from feats: an update reads one of them per feature of every
-     * entry, and denser arrays keep more of those reads in cache. */
-    double *inv;     /* 1 / freq as of the last update */
-    uint32_t *cover; /* during an update: favored entries having it */
-    size_t nfeats, featcap;
-    sift_featmap fmap;
-    uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
-    size_t namecap;
-    size_t nfavored, nactive, bytes, max_size;
-    size_t entry_feats;   /* features of all entries, with repeats: what an update reads */
-    uint64_t picks;       /* since the Fenwick tree was rebuilt */
-    sift_feature_id *ids; /* scratch: an added entry's features sorted, or an entry's listed */
-    uint32_t *dense;      /* scratch: an added entry's dense indices */
-    size_t idscap;        /* of both */
-    uint64_t picks_since_update;
-    size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
-    double fen_sum;   /* the total weight in it, kept as weights change */
-    double mean_work; /* mean work of the live entries at the last update */
-    double mean_run;  /* the campaign's mean execution time, 0 when not known */
-    bool dirty;       /* entries were added since the last update */
-};
 
 sift_corpus *sift_corpus_new(void)
 {
@@ -192,81 +122,6 @@ static int reserve_feats(sift_corpus *c, size_t extra)
     return 0;
 }
 
-static double fen_prefix(const sift_corpus *c, size_t k)
-{
-    double s = 0;
-    for (; k; k -= k & -k)
-        s += c->fen[k];
-    return s;
-}
-
-static double energy(const sift_corpus *c, const struct node *nd);
-
-/* An execution's cost, measured without a clock: the edges it ran, each counted as the fewest
- * hits its bucket holds (1, 2, 3, 4, 8, 16, 32, 128). It follows the time a target spends in
- * instrumented code, and unlike a time it is the same on every run, so that a seeded campaign
- * schedules alike and timing noise never reorders the corpus. */
-static double work_of(const sift_feature_id *features, size_t n)
-{
-    static const double fewest[8] = {1, 2, 3, 4, 8, 16, 32, 128};
-    double work = 1;
-    for (size_t j = 0; j < n; j++)
-        if (sift_feature_domain(features[j]) == SIFT_DOMAIN_EDGES) work += fewest[features[j] & 7];
-    return work;
-}
-
-/* Work cannot see past a bucket of 128 hits: a loop run 200 times and one run a million times
- * weigh alike. On bench/execs's zlib round trip the median entry runs in a microsecond, and an
- * input that inflates to tens or hundreds of kilobytes in hundreds of microseconds or more; the
- * defaults, whose value features bucket lengths and match offsets, kept 52 to 78 entries of 0.1
- * to 1 ms (timed in a plain build) in five 3-minute corpora, -features=edges 30 to 41. An entry
- * that runs K times TIME_SLACK times the campaign's mean execution (K > 1) is picked 1 / K^2 as
- * often, and each of its picks counts K times against its energy: it gets 1/K of the campaign
- * time of one at that limit. Entry times come in steps of 100 us (fuzzer.c), so a campaign whose
- * entries all run faster schedules without a clock. */
-static double time_over(const sift_corpus *c, const struct node *nd)
-{
-    double over = c->mean_run > 0 ? (double)nd->e.exec_ns / (TIME_SLACK * c->mean_run) : 0;
-    return over > 1 ? over : 1;
-}
-
-/* Picks falling only as the time (each slow entry getting the time of one at the limit) fed on
- * itself: the mean counts the slow entries' mutants, so the limit rose with them, and a corpus of
- * N fast entries and M slow ones ran N / (N - TIME_SLACK M) times its fast entries' cost, without
- * bound as M neared N / 2 (a 3-minute zlib corpus held 215 entries of over 100 us among 973, timed
- * in a plain build). Worse, slow entries, seldom picked, kept the energy of new ones while the fast
- * went stale. */
-static double time_factor(const sift_corpus *c, const struct node *nd)
-{
-    double over = time_over(c, nd);
-    return 1 / (over * over);
-}
-
-static double speed(const sift_corpus *c, const struct node *nd)
-{
-    if (c->mean_work <= 0) return 1.0;
-    double s = c->mean_work / nd->work;
-    s = s < SPEED_MIN ? SPEED_MIN : s > SPEED_MAX ? SPEED_MAX : s;
-    return s * time_factor(c, nd);
-}
-
-/* The weight before energy of ND, whose features' rarities (1 / frequency each) add up to
- * RARITY: see docs/scheduling.md. A corpus without any feature weighs every entry alike. */
-static double base_of(const sift_corpus *c, const struct node *nd, double rarity, bool favored)
-{
-    double share = c->nfeats ? rarity : 1;
-    if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
-    return share * (favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
-}
-
-static const uint8_t *packed_of(const struct node *nd)
-{
-    return nd->block + (nd->e.data ? nd->e.size : 0);
-}
-
-/* Sets the weight of entry I from its base and current energy. */
-static void reweigh(sift_corpus *c, size_t i);
-
 /* An entry that lost its last top rating is never picked again: at once, not at the next
  * update, so that a campaign that keeps finding smaller inputs stops fuzzing the big ones.
  * Its input and features go too (a campaign evicts most of what it ever added); the features'
@@ -274,7 +129,7 @@ static void reweigh(sift_corpus *c, size_t i);
 static void evict(sift_corpus *c, struct node *nd)
 {
     if (nd->e.evicted) return;
-    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
+    sift_fidlist_reader r = sift_fidlist_read(sift_corpus_packed(nd));
     for (size_t j = 0; j < nd->e.nfeatures; j++) {
         struct feat *f = &c->feats[sift_fidlist_next(&r)];
         /* The other holder left is the top-rated one: an evicted entry is top for nothing. */
@@ -291,24 +146,7 @@ static void evict(sift_corpus *c, struct node *nd)
     nd->e.favored = false;
     if (nd->base > 0) c->nactive--;
     nd->base = 0;
-    if (nd->idx < c->fen_n) reweigh(c, nd->idx);
-}
-
-/* Schedules the new last entry before the next update: weighted as an update would weigh it,
- * by the current frequencies of its features, favored when one of them is its alone. */
-static void fen_append(sift_corpus *c, struct node *nd)
-{
-    if (c->fen_n + 1 != c->n) return; /* the tree waits for an update anyway */
-    double rarity = 0;
-    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
-    for (size_t j = 0; j < nd->e.nfeatures; j++)
-        rarity += 1.0 / c->feats[sift_fidlist_next(&r)].freq;
-    nd->base = base_of(c, nd, rarity, nd->alone > 0);
-    nd->e.weight = nd->base * energy(c, nd);
-    size_t i = ++c->fen_n;
-    c->fen[i] = nd->e.weight + fen_prefix(c, i - 1) - fen_prefix(c, i - (i & -i));
-    c->fen_sum += nd->e.weight;
-    c->nactive += nd->base > 0;
+    if (nd->idx < c->fen_n) sift_sched_reweigh(c, nd->idx);
 }
 
 static int by_id(const void *a, const void *b)
@@ -334,30 +172,26 @@ static int reserve_ids(sift_corpus *c, size_t n)
     return 0;
 }
 
-sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
-                            const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
-                            const char *name, uint64_t now_execs)
+/* FEATURES sorted and without repeats into the scratch list; their number. */
+static size_t distinct_features(sift_corpus *c, const sift_feature_id *features, size_t n)
 {
-    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
-        return NULL;
-    if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
-    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / sift_fidlist_bound(1))
-        return NULL;
-    if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
-        sift_featmap_reserve(&c->fmap, nfeatures) || reserve_ids(c, nfeatures))
-        return NULL;
     sift_feature_id *feats = c->ids;
     size_t k = 0;
-    if (nfeatures) {
-        memcpy(feats, features, nfeatures * sizeof(*feats));
-        qsort(feats, nfeatures, sizeof(*feats), by_id);
-        for (size_t j = 0; j < nfeatures; j++)
-            if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
-    }
-    /* The node, then the block of its input and packed feature indices, which goes when the
-     * entry is evicted: allocated for the longest packing before the corpus changes, so that
-     * running out of memory leaves it as it was, and cut to size once packed. The input is
-     * copied first: DATA may belong to an entry that this one evicts. */
+    if (!n) return 0;
+    memcpy(feats, features, n * sizeof(*feats));
+    qsort(feats, n, sizeof(*feats), by_id);
+    for (size_t j = 0; j < n; j++)
+        if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
+    return k;
+}
+
+/* The node, then the block of its input and packed feature indices, which goes when the entry
+ * is evicted: allocated for the longest packing before the corpus changes, so that running out
+ * of memory leaves it as it was. The input is copied first: DATA may belong to an entry that
+ * this one evicts. */
+static struct node *node_new(sift_corpus *c, const uint8_t *data, size_t size, size_t k,
+                             uint64_t exec_ns, const char *name, uint64_t now_execs)
+{
     size_t at = data ? size : 0;
     struct node *nd = malloc(sizeof(*nd));
     uint8_t *block = malloc(at + sift_fidlist_bound(k) + 1);
@@ -375,19 +209,24 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
               .added_at = now_execs},
         .block = block,
         .idx = (uint32_t)c->n,
-        .work = work_of(feats, k),
+        .work = sift_sched_work(c->ids, k),
     };
-    memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: checked above */
+    memcpy(nd->e.name, name, strlen(name) + 1); /* it fits: the caller checked */
+    return nd;
+}
 
+/* Counts ND, in place as the last entry, among the holders of its K features (the scratch
+ * list), making it top-rated where it costs less than the top; an entry that so loses its last
+ * top rating is evicted. Each feature's dense index goes to the scratch DENSE. */
+static void rate_features(sift_corpus *c, struct node *nd, size_t k)
+{
     unsigned __int128 mine = cost(&nd->e);
-    /* In place before its features are rated: an entry it evicts may share one whose top it
-     * already is. */
-    c->nodes[c->n] = nd;
     for (size_t j = 0; j < k; j++) {
-        uint32_t *slot = sift_featmap_slot(&c->fmap, feats[j]);
+        sift_feature_id id = c->ids[j];
+        uint32_t *slot = sift_featmap_slot(&c->fmap, id);
         if (*slot == NONE) {
             *slot = (uint32_t)c->nfeats;
-            c->feats[c->nfeats++] = (struct feat){.id = feats[j], .top = NONE};
+            c->feats[c->nfeats++] = (struct feat){.id = id, .top = NONE};
         }
         struct feat *f = &c->feats[*slot];
         c->dense[j] = *slot;
@@ -395,26 +234,25 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
         if (f->freq == 1) c->nodes[f->top]->alone--;
         nd->alone += f->freq == 0;
         f->freq++;
-        if (f->top == NONE || mine < f->top_cost) {
-            uint32_t was = f->top;
-            unsigned d = sift_feature_domain(feats[j]);
-            /* The new top first: the eviction of the old one counts the feature's holders. */
-            f->top = nd->idx;
-            f->top_cost = mine;
-            nd->owned++;
-            if (d < SIFT_DOMAIN_COUNT) nd->e.tops[d]++;
-            if (was == NONE) continue;
-            if (d < SIFT_DOMAIN_COUNT) c->nodes[was]->e.tops[d]--;
-            if (--c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
-        }
+        if (f->top != NONE && mine >= f->top_cost) continue;
+        uint32_t was = f->top;
+        unsigned d = sift_feature_domain(id);
+        /* The new top first: the eviction of the old one counts the feature's holders. */
+        f->top = nd->idx;
+        f->top_cost = mine;
+        nd->owned++;
+        if (d < SIFT_DOMAIN_COUNT) nd->e.tops[d]++;
+        if (was == NONE) continue;
+        if (d < SIFT_DOMAIN_COUNT) c->nodes[was]->e.tops[d]--;
+        if (--c->nodes[was]->owned == 0) evict(c, c->nodes[was]);
     }
-    size_t len = sift_fidlist_pack(c->dense, k, block + at);
-    uint8_t *cut = realloc(block, at + len + 1);
-    if (cut) { /* a failure keeps the block as it was, longer */
-        nd->block = cut;
-        nd->e.data = data ? cut : NULL;
-    }
-    /* After every entry of the same cost or less: ties rank by index. */
+}
+
+/* ND's place in the order of pruning: after every entry of the same cost or less, so that ties
+ * rank by index. */
+static void insert_by_cost(sift_corpus *c, const struct node *nd)
+{
+    unsigned __int128 mine = cost(&nd->e);
     size_t lo = 0, hi = c->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -425,96 +263,42 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     }
     memmove(c->by_cost + lo + 1, c->by_cost + lo, (c->n - lo) * sizeof(*c->by_cost));
     c->by_cost[lo] = nd->idx;
+}
+
+sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
+                            const sift_feature_id *features, size_t nfeatures, uint64_t exec_ns,
+                            const char *name, uint64_t now_execs)
+{
+    if (!c || !name || strlen(name) >= sizeof(((sift_entry *)0)->name) || (nfeatures && !features))
+        return NULL;
+    if (reserve_names(c, c->n + 1) || c->names[name_slot(c, name)] != NONE) return NULL;
+    if (size > SIZE_MAX / 2 || nfeatures > (SIZE_MAX / 2 - size) / sift_fidlist_bound(1))
+        return NULL;
+    if (reserve_entries(c, c->n + 1) || reserve_feats(c, nfeatures) ||
+        sift_featmap_reserve(&c->fmap, nfeatures) || reserve_ids(c, nfeatures))
+        return NULL;
+    size_t k = distinct_features(c, features, nfeatures);
+    struct node *nd = node_new(c, data, size, k, exec_ns, name, now_execs);
+    if (!nd) return NULL;
+    /* In place before its features are rated: an entry it evicts may share one whose top it
+     * already is. */
+    c->nodes[c->n] = nd;
+    rate_features(c, nd, k);
+    size_t at = data ? size : 0, len = sift_fidlist_pack(c->dense, k, nd->block + at);
+    uint8_t *cut = realloc(nd->block, at + len + 1);
+    if (cut) { /* a failure keeps the block as it was, longer */
+        nd->block = cut;
+        nd->e.data = data ? cut : NULL;
+    }
+    insert_by_cost(c, nd);
     c->n++;
     c->names[name_slot(c, name)] = nd->idx;
     c->bytes += size;
     c->entry_feats += k;
     if (size > c->max_size) c->max_size = size;
     c->dirty = true;
-    fen_append(c, nd);
+    sift_sched_append(c, nd);
     return &nd->e;
-}
-
-static double energy(const sift_corpus *c, const struct node *nd)
-{
-    double over = time_over(c, nd);
-    double chosen = (double)nd->e.times_chosen * over;
-    double fresh = 1.0 + (NEW_BOOST - 1.0) / (1.0 + chosen / NEW_FADE);
-    double idle = (double)(nd->e.times_chosen - nd->found_at) * over;
-    double stale = STALE_PICKS / (STALE_PICKS + idle);
-    return fresh * (stale > STALE_FLOOR ? stale : STALE_FLOOR);
-}
-
-static void fen_rebuild(sift_corpus *c)
-{
-    double *t = c->fen;
-    c->fen_n = c->n;
-    for (size_t i = 1; i <= c->fen_n; i++)
-        t[i] = c->nodes[i - 1]->e.weight;
-    for (size_t i = 1; i <= c->fen_n; i++) {
-        size_t j = i + (i & -i);
-        if (j <= c->fen_n) t[j] += t[i];
-    }
-    c->fen_sum = fen_prefix(c, c->fen_n);
-    c->picks = 0;
-}
-
-/* The entry whose span of the cumulative weights holds R. */
-static size_t fen_find(const sift_corpus *c, double r)
-{
-    size_t pos = 0, step = 1;
-    while (step * 2 <= c->fen_n)
-        step *= 2;
-    for (; step; step /= 2) {
-        if (pos + step <= c->fen_n && c->fen[pos + step] <= r) {
-            pos += step;
-            r -= c->fen[pos];
-        }
-    }
-    return pos;
-}
-
-static void reweigh(sift_corpus *c, size_t i)
-{
-    sift_entry *e = &c->nodes[i]->e;
-    double w = c->nodes[i]->base * energy(c, c->nodes[i]);
-    double delta = w - e->weight;
-    e->weight = w;
-    c->fen_sum += delta;
-    for (size_t j = i + 1; j <= c->fen_n; j += j & -j)
-        c->fen[j] += delta;
-}
-
-/* The minimal covering set. Greedy like AFL's cull_queue: in order of discovery, each feature
- * not yet covered makes its top-rated entry favored, covering all of that entry's features.
- * Greedy picks can be made redundant by later ones, so a second pass drops, costliest first,
- * every favored entry whose features all have another favored holder. COVER starts at zero. */
-static void choose_favored(sift_corpus *c)
-{
-    /* An entry is picked at most once (its features are all covered then), so counting here
-     * leaves in COVER the number of favored entries having each feature. */
-    for (size_t f = 0; f < c->nfeats; f++) {
-        if (c->cover[f]) continue;
-        struct node *nd = c->nodes[c->feats[f].top];
-        nd->e.favored = true;
-        sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
-        for (size_t j = 0; j < nd->e.nfeatures; j++)
-            c->cover[sift_fidlist_next(&r)]++;
-    }
-    for (size_t pos = c->n; pos--;) {
-        struct node *nd = c->nodes[c->by_cost[pos]];
-        /* The only holder of a feature is favored and covers it alone: it stays. */
-        if (!nd->e.favored || nd->alone) continue;
-        size_t j = 0;
-        sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
-        while (j < nd->e.nfeatures && c->cover[sift_fidlist_next(&r)] > 1)
-            j++;
-        if (j < nd->e.nfeatures) continue;
-        nd->e.favored = false;
-        r = sift_fidlist_read(packed_of(nd));
-        for (j = 0; j < nd->e.nfeatures; j++)
-            c->cover[sift_fidlist_next(&r)]--;
-    }
 }
 
 void sift_corpus_set_mean_run(sift_corpus *c, uint64_t ns)
@@ -532,44 +316,7 @@ void sift_corpus_update(sift_corpus *c)
         nd->e.favored = false;
         if (c->nfeats && !nd->owned) evict(c, nd);
     }
-    for (size_t f = 0; f < c->nfeats; f++) {
-        c->cover[f] = 0;
-        c->inv[f] = 1.0 / c->feats[f].freq;
-    }
-    choose_favored(c);
-    double total = 0;
-    size_t live = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->nodes[i]->e.evicted) continue;
-        total += c->nodes[i]->work;
-        live++;
-    }
-    c->mean_work = live ? total / (double)live : 0;
-    c->nfavored = c->nactive = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        struct node *nd = c->nodes[i];
-        nd->base = 0;
-        if (!nd->e.evicted) {
-            /* Four sums, so that the additions do not wait on one another: the loop runs over
-             * every feature of every live entry. */
-            double part[4] = {0, 0, 0, 0};
-            size_t j = 0, n = nd->e.nfeatures;
-            sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
-            for (; j + 4 <= n; j += 4)
-                for (size_t k = 0; k < 4; k++)
-                    part[k] += c->inv[sift_fidlist_next(&r)];
-            for (; j < n; j++)
-                part[0] += c->inv[sift_fidlist_next(&r)];
-            double rarity = (part[0] + part[1]) + (part[2] + part[3]);
-            nd->base = base_of(c, nd, rarity, nd->e.favored);
-            c->nactive++;
-            c->nfavored += nd->e.favored;
-        }
-        nd->e.weight = nd->base * energy(c, nd);
-    }
-    fen_rebuild(c);
-    c->dirty = false;
-    c->picks_since_update = 0;
+    sift_sched_rebuild(c);
 }
 
 sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
@@ -583,26 +330,7 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
         sift_corpus_update(c);
     if (!c->nactive) return NULL;
     c->picks_since_update++;
-    if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
-    double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * c->fen_sum;
-    size_t i = fen_find(c, r);
-    /* Rounding can land past the end or on a weightless entry at a span's edge: take the
-     * nearest weighted entry, which exists because every active entry weighs more than 0. */
-    if (i >= c->fen_n) i = c->fen_n - 1;
-    for (size_t d = 0; !(c->nodes[i]->e.weight > 0); d++) {
-        if (i >= d && c->nodes[i - d]->e.weight > 0) {
-            i -= d;
-            break;
-        }
-        if (i + d < c->fen_n && c->nodes[i + d]->e.weight > 0) {
-            i += d;
-            break;
-        }
-    }
-    c->nodes[i]->e.times_chosen++;
-    reweigh(c, i);
-    c->picks++;
-    return &c->nodes[i]->e;
+    return &c->nodes[sift_sched_pick(c, rng)]->e;
 }
 
 void sift_corpus_found(sift_corpus *c, sift_entry *parent)
@@ -611,7 +339,7 @@ void sift_corpus_found(sift_corpus *c, sift_entry *parent)
     struct node *nd = (struct node *)parent; /* the entry is the node's first member */
     nd->found_at = parent->times_chosen;
     /* An entry added since the last update is not in the tree yet; the update weighs it. */
-    if (nd->idx < c->fen_n) reweigh(c, nd->idx);
+    if (nd->idx < c->fen_n) sift_sched_reweigh(c, nd->idx);
 }
 
 size_t sift_corpus_count(const sift_corpus *c)
@@ -655,7 +383,7 @@ const sift_feature_id *sift_corpus_entry_features(sift_corpus *c, const sift_ent
 {
     const struct node *nd = (const struct node *)e; /* e is the node's first member */
     if (!c || !e->nfeatures || reserve_ids(c, e->nfeatures)) return NULL;
-    sift_fidlist_reader r = sift_fidlist_read(packed_of(nd));
+    sift_fidlist_reader r = sift_fidlist_read(sift_corpus_packed(nd));
     for (size_t j = 0; j < e->nfeatures; j++)
         c->ids[j] = c->feats[sift_fidlist_next(&r)].id;
     qsort(c->ids, e->nfeatures, sizeof(*c->ids), by_id);

@@ -4,12 +4,11 @@
 #include "engine/contain/artifact.h"
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
-#include "engine/base/limits.h"
 #include "engine/base/fsutil.h"
 #include "engine/progress/progress.h"
 #include "engine/progress/view.h"
 #include "engine/core/reload.h"
-#include "engine/base/humanize.h"
+#include "engine/core/seeds.h"
 #include "rt/values.h"
 
 #include <errno.h>
@@ -336,99 +335,42 @@ static void show_view(sift_fuzzer *f, bool final)
         sift_view_update(f->view, &p, now);
 }
 
-static int by_size(const void *a, const void *b)
+/* Mutation needs something to start from: one newline, as libFuzzer does. An instrumented
+ * harness covers its own entry on any input: no edge after the empty input, the seeds and a
+ * newline means no instrumentation, said in libFuzzer's words and exit code, which OSS-Fuzz's
+ * build check and ClusterFuzz's bad_instrumentation match. */
+static int start_from_newline(sift_fuzzer *f)
 {
-    const sift_entry *x = *(const sift_entry *const *)a, *y = *(const sift_entry *const *)b;
-    return (x->size > y->size) - (x->size < y->size);
+    static const uint8_t newline = '\n';
+    char name[41];
+    sift_fuzzer_execute(f, &newline, 1);
+    size_t edges = 0;
+    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &edges, NULL);
+    if (edges == 0 && f->opts->runs != 0) {
+        fprintf(stderr, "ERROR: no interesting inputs were found. Is the code instrumented "
+                        "for coverage? Exiting.\n");
+        return -1;
+    }
+    sift_sha1_hex(&newline, 1, name);
+    if (!sift_corpus_add(f->corpus, &newline, 1, NULL, 0, 0, name, f->stats.execs)) return -1;
+    sift_corpus_update(f->corpus);
+    return 0;
 }
 
-/* Reads every seed of the corpus folders; the first folder also receives new inputs. */
+/* Runs every seed of the corpus folders (seeds.c reads them); the first folder also receives
+ * new inputs. */
 static int load_seeds(sift_fuzzer *f) SIFT_FRAME(load_seeds);
 static int load_seeds(sift_fuzzer *f)
 {
-    sift_options *o = f->opts;
-    sift_pathlist paths = {0};
-    char err[4352];
-    for (size_t i = 0; i < o->ninputs; i++) {
-        if (sift_fs_list(&paths, o->inputs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "sift: corpus folder %s\n", err);
-            sift_pathlist_free(&paths);
-            return -1;
-        }
-    }
-    if (paths.skipped)
-        fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
-                paths.skipped, paths.skipped > 1 ? "first: " : "", paths.first_skip);
+    const sift_options *o = f->opts;
+    sift_seeds seeds;
+    if (sift_seeds_read(o, &seeds) != 0) return -1;
     f->dir.path = o->ninputs ? o->inputs[0] : NULL;
-    size_t read_max = sift_seed_read_max(o->max_len);
-    sift_entry **seeds = calloc(paths.count + 1, sizeof(sift_entry *));
-    size_t nseeds = 0, largest = 0, total = 0, failed = 0, cut = 0;
-    for (size_t i = 0; seeds && i < paths.count; i++) {
-        sift_entry *s = calloc(1, sizeof(*s));
-        bool truncated = false;
-        char shown[sizeof err];
-        /* Never more than the inputs may hold: a 100 MB file costs read_max bytes, as in
-         * libFuzzer, which cuts seeds to -max_len (1 MiB when not given). */
-        if (!s || sift_fs_read(paths.paths[i], read_max, &s->data, &s->size, &truncated, err,
-                               sizeof err) != 0) {
-            fprintf(stderr, "sift: skipping seed %s\n",
-                    s ? sift_human_name(err, shown, sizeof shown) : "(out of memory)");
-            free(s);
-            failed++;
-            continue;
-        }
-        largest = s->size > largest ? s->size : largest;
-        total += s->size;
-        cut += truncated;
-        seeds[nseeds++] = s;
-    }
-    sift_pathlist_free(&paths);
-    if (!seeds) {
-        fprintf(stderr, "sift: out of memory loading the corpus\n");
-        return -1;
-    }
-    f->max_len = sift_max_len(o->max_len, largest);
-    if (!o->max_len)
-        fprintf(stderr,
-                "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
-                "%zu bytes\n",
-                f->max_len);
-    qsort(seeds, nseeds, sizeof(sift_entry *), by_size);
-    if (o->ninputs == 0 || nseeds == 0)
-        fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
-    else
-        fprintf(stderr,
-                "INFO: seed corpus: files: %zu min: %zub max: %zub total: %zub rss: %zuMb%s",
-                nseeds, seeds[0]->size, largest, total, sift_fault_rss_mb(),
-                failed ? " (some unreadable, skipped)" : "");
-    if (cut) fprintf(stderr, " (%zu longer than %zu bytes, cut to that)", cut, read_max);
-    if (o->ninputs && nseeds) fputc('\n', stderr);
-    for (size_t i = 0; i < nseeds; i++) {
-        sift_fuzzer_try(f, seeds[i]->data, seeds[i]->size, false, NULL);
-        free(seeds[i]->data);
-        free(seeds[i]);
-    }
-    free(seeds);
-    if (sift_corpus_count(f->corpus) == 0) {
-        /* Mutation needs something to start from: one newline, as libFuzzer does. */
-        static const uint8_t newline = '\n';
-        char name[41];
-        /* An instrumented harness covers its own entry on any input: no edge after the empty
-         * input, the seeds and a newline means no instrumentation. libFuzzer's words and exit
-         * code, which OSS-Fuzz's build check and ClusterFuzz's bad_instrumentation match. */
-        sift_fuzzer_execute(f, &newline, 1);
-        size_t edges = 0;
-        sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &edges, NULL);
-        if (edges == 0 && o->runs != 0) {
-            fprintf(stderr, "ERROR: no interesting inputs were found. Is the code instrumented "
-                            "for coverage? Exiting.\n");
-            return -1;
-        }
-        sift_sha1_hex(&newline, 1, name);
-        if (!sift_corpus_add(f->corpus, &newline, 1, NULL, 0, 0, name, f->stats.execs)) return -1;
-        sift_corpus_update(f->corpus);
-    }
-    return 0;
+    f->max_len = seeds.max_len;
+    for (size_t i = 0; i < seeds.count; i++)
+        sift_fuzzer_try(f, seeds.list[i].data, seeds.list[i].size, false, NULL);
+    sift_seeds_free(&seeds);
+    return sift_corpus_count(f->corpus) ? 0 : start_from_newline(f);
 }
 
 /* -len_control: start short and let the limit grow when short inputs stop finding things. */
@@ -509,7 +451,9 @@ static bool reload_file(void *fuzzer, const char *path)
     return taken;
 }
 
-int sift_fuzzer_run(sift_fuzzer *f)
+/* Everything before the first mutant: the empty input, the seeds, the input buffer, the
+ * length limit and the first status line. */
+static int start_run(sift_fuzzer *f)
 {
     /* The empty input first, once, as libFuzzer tries it: mutants are never empty, so a bug
      * that only the empty input reaches would be found never. */
@@ -525,9 +469,36 @@ int sift_fuzzer_run(sift_fuzzer *f)
     f->len_limit = f->opts->len_control ? (largest > 4 ? largest : 4) : f->max_len;
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
     if (sift_view_wanted(f->opts)) f->view = sift_view_start();
-    bool view = f->view != NULL;
     status_line(f, "INITED", NULL);
-    if (view) show_view(f, false);
+    if (f->view) show_view(f, false);
+    return 0;
+}
+
+/* Everything after the last execution: the finds left to flush, the last status line, view
+ * and statistics. RC, or 1 when the statistics cannot be written. */
+static int finish_run(sift_fuzzer *f, int rc)
+{
+    sift_corpus_dir_tick(&f->dir, UINT64_MAX);
+    status_line(f, "DONE", NULL);
+    if (f->view) {
+        /* SIGINT's handler wrote its line below the view. */
+        if (f->fault.stop_requested) sift_view_detach(f->view);
+        show_view(f, true);
+    }
+    if (rc == 0 && f->opts->stats_file && write_stats(f) != 0) rc = 1;
+    if (f->opts->print_final_stats) {
+        sift_progress p = progress(f, sift_now_ns());
+        sift_progress_print_final(&p);
+    }
+    fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,
+            (unsigned long long)((sift_now_ns() - f->stats.start_ns) / SIFT_SECOND_NS));
+    return rc;
+}
+
+int sift_fuzzer_run(sift_fuzzer *f)
+{
+    if (start_run(f) != 0) return 1;
+    bool view = f->view != NULL;
     /* Statistics that cannot be written stop the campaign, as finds that cannot be saved do:
      * written once here, so that a bad -stats_file shows at once, then every second. */
     int rc = 0;
@@ -589,19 +560,5 @@ int sift_fuzzer_run(sift_fuzzer *f)
         }
     }
     sift_reload_free(&reload);
-    sift_corpus_dir_tick(&f->dir, UINT64_MAX);
-    status_line(f, "DONE", NULL);
-    if (view) {
-        /* SIGINT's handler wrote its line below the view. */
-        if (f->fault.stop_requested) sift_view_detach(f->view);
-        show_view(f, true);
-    }
-    if (rc == 0 && f->opts->stats_file && write_stats(f) != 0) rc = 1;
-    if (f->opts->print_final_stats) {
-        sift_progress p = progress(f, sift_now_ns());
-        sift_progress_print_final(&p);
-    }
-    fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,
-            (unsigned long long)((sift_now_ns() - f->stats.start_ns) / SIFT_SECOND_NS));
-    return rc;
+    return finish_run(f, rc);
 }

@@ -4,7 +4,7 @@
 
 #include "engine/core/dict.h"
 #include "engine/base/rng.h"
-#include "rt/rt.h"
+#include "rt/cmp.h"
 
 #include <stdbool.h>
 #include <stddef.h>

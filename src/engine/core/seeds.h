@@ -1,0 +1,28 @@
+/* The seed corpus as a campaign reads it before it starts: every readable file of the corpus
+ * folders, each cut to what an input may hold, smallest first, with libFuzzer's INFO lines. */
+#ifndef SIFT_SEEDS_H
+#define SIFT_SEEDS_H
+
+#include "engine/base/options.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *data;
+    size_t size;
+} sift_seed;
+
+typedef struct {
+    sift_seed *list; /* by size, smallest first */
+    size_t count;
+    size_t max_len; /* what inputs may hold: -max_len, or the largest seed's size */
+} sift_seeds;
+
+/* Reads the seeds of O's corpus folders into OUT and prints what libFuzzer prints of them; a
+ * file that cannot be read is skipped with a line that names it. 0, or -1 after one line that
+ * says why (a folder that cannot be listed, no memory). */
+int sift_seeds_read(const sift_options *o, sift_seeds *out);
+void sift_seeds_free(sift_seeds *s);
+
+#endif
