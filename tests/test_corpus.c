@@ -263,6 +263,7 @@ static void check_frequencies(sift_corpus *c, size_t n)
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += sift_corpus_at(c, i)->nfeatures;
+    if (!total) fail_msg("no entry holds a feature");
     sift_feature_id *all = malloc(total * sizeof(*all));
     assert_non_null(all);
     total = 0;
