@@ -112,45 +112,6 @@ static size_t op_erase_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t ma
     return size - n;
 }
 
-/* Offsets tried, from a random one on, for a count that fits the input after it. */
-#define FIELD_SCAN 256
-
-/* A length-prefixed field resized with its count: a 2- or 4-byte count, either byte order,
- * right before its body or before a 4-byte tag (PNG's chunks, RIFF's, most TLV formats), loses
- * bytes of its body or gains some, and the count follows. EraseBytes or a changed count alone
- * leaves every later field misparsed. An empty field is a case parsers get wrong (a PNG palette
- * of no entries: Magma's PNG007). */
-static size_t op_resize_field(sift_mutator *m, uint8_t *d, size_t size, size_t max)
-{
-    size_t w = sift_mut_below(m, 2) ? 4 : 2, tag = sift_mut_below(m, 2) ? 4 : 0;
-    bool big = sift_mut_below(m, 2);
-    if (size < w + tag + 1) return 0;
-    size_t offsets = size - w - tag, start = sift_mut_below(m, offsets);
-    for (size_t k = 0; k < offsets && k < FIELD_SCAN; k++) {
-        size_t off = (start + k) % offsets, body = off + w + tag;
-        uint64_t v = sift_mut_load(d + off, w, big);
-        if (v == 0 || v > size - body) continue;
-        if (size < max && sift_mut_below(m, 4) == 0) {
-            size_t n = 1 + sift_mut_below(m, max - size < 16 ? max - size : 16);
-            uint64_t limit = w == 2 ? UINT16_MAX : UINT32_MAX;
-            if (v + n > limit) return 0;
-            size_t pos = body + sift_mut_below(m, v + 1);
-            memmove(d + pos + n, d + pos, size - pos);
-            for (size_t i = 0; i < n; i++)
-                d[pos + i] = (uint8_t)sift_mut_below(m, 256);
-            sift_mut_store(d + off, w, v + n, big);
-            return size + n;
-        }
-        /* Half the time the whole body: the empty field. */
-        size_t n = sift_mut_below(m, 2) ? (size_t)v : 1 + sift_mut_below(m, v);
-        size_t pos = body + sift_mut_below(m, v - n + 1);
-        memmove(d + pos, d + pos + n, size - pos - n);
-        sift_mut_store(d + off, w, v - n, big);
-        return size - n;
-    }
-    return 0;
-}
-
 /* Inserts a copy of d[from, from + n) at TO without scratch memory: after the tail moves up,
  * the part of the source at or past TO has moved with it. */
 static void insert_copy(uint8_t *d, size_t size, size_t from, size_t n, size_t to)
@@ -252,29 +213,20 @@ static size_t op_change_ascii_int(sift_mutator *m, uint8_t *d, size_t size, size
  * get more than a uniform share because they solve what blind bytes practically never do
  * (magic values, keywords, recombining two partial solutions); when one has nothing to work
  * with (no dictionary, no comparisons, no other input) it declines and its share goes to a
- * fresh pick, so plain byte fuzzing loses nothing. Erasing (EraseBytes, and ResizeField's
- * shrinking three times in four) is weighted against the several operators that grow the
- * input, so that lengths drift only as far as max_size lets them. */
+ * fresh pick, so plain byte fuzzing loses nothing. Erasing is weighted against the several
+ * operators that grow the input, so that lengths drift only as far as max_size lets them. */
 static const struct {
     op_fn fn;
     const char *name;
     unsigned weight;
 } ops[] = {
-    {op_change_bit, "ChangeBit", 7},
-    {op_change_byte, "ChangeByte", 7},
-    {op_add_sub_int, "AddSubInt", 7},
-    {op_interesting_int, "InterestingInt", 6},
-    {op_change_bin_int, "ChangeBinInt", 4},
-    {op_change_ascii_int, "ChangeASCIIInt", 4},
-    {op_insert_byte, "InsertByte", 4},
-    {op_insert_repeated, "InsertRepeatedBytes", 4},
-    {op_erase_bytes, "EraseBytes", 5},
-    {op_copy_part, "CopyPart", 7},
-    {op_shuffle_bytes, "ShuffleBytes", 3},
-    {op_resize_field, "ResizeField", 4},
-    {sift_mut_crossover, "CrossOver", 10},
-    {sift_mut_dict, "ManualDict", 12},
-    {sift_mut_cmp, "CMP", 16},
+    {op_change_bit, "ChangeBit", 7},        {op_change_byte, "ChangeByte", 7},
+    {op_add_sub_int, "AddSubInt", 7},       {op_interesting_int, "InterestingInt", 6},
+    {op_change_bin_int, "ChangeBinInt", 4}, {op_change_ascii_int, "ChangeASCIIInt", 4},
+    {op_insert_byte, "InsertByte", 5},      {op_insert_repeated, "InsertRepeatedBytes", 4},
+    {op_erase_bytes, "EraseBytes", 8},      {op_copy_part, "CopyPart", 7},
+    {op_shuffle_bytes, "ShuffleBytes", 3},  {sift_mut_crossover, "CrossOver", 10},
+    {sift_mut_dict, "ManualDict", 12},      {sift_mut_cmp, "CMP", 16},
 };
 #define NOPS      (sizeof(ops) / sizeof(ops[0]))
 #define MAX_DEPTH 5
