@@ -43,9 +43,14 @@ variant_env() {
 # is the dictionary; BINS/TARGET.flags, where a target has one, holds flags for sift and libFuzzer.
 fuzz_for() {
     local secs=$1 dir=$2 t=$3 f=$4 trial=$5
-    local deadline=$((SECONDS + secs)) dict=() flags=()
+    local deadline=$((SECONDS + secs)) dict=() flags=() afl_timeout=() flag
     [ -s "$bins/$t.dict" ] && dict=(-dict="$bins/$t.dict")
     [ -s "$bins/$t.flags" ] && read -ra flags <"$bins/$t.flags"
+    # AFL++'s own limit (1 s, scaled down from the seeds' times) ends its run at the first seed
+    # that takes longer: a target that sets -timeout gives AFL++ the same limit.
+    for flag in "${flags[@]}"; do
+        [[ $flag == -timeout=* ]] && afl_timeout=(-t "$((${flag#-timeout=} * 1000))")
+    done
     while ((SECONDS < deadline - 1)); do
         local left=$((deadline - SECONDS))
         case $f in
@@ -57,7 +62,7 @@ fuzz_for() {
             local in=(-i "$dir/corpus")
             [ -d "$dir/out/default/queue" ] && in=(-i -)
             AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
-                afl-fuzz "${in[@]}" -o "$dir/out" -s "$trial" -V "$left" \
+                afl-fuzz "${in[@]}" -o "$dir/out" -s "$trial" -V "$left" "${afl_timeout[@]}" \
                 ${dict:+-x "$bins/$t.dict"} -c "$bins/$t-aflpp-cmplog" -- "$bins/$t-aflpp" \
                 >>"$dir/log" 2>&1 || true
             ;;
