@@ -8,6 +8,7 @@
 
 #include "engine/base/files.h"
 #include "engine/contain/fault.h"
+#include "engine/contain/report.h"
 #include "support/harness.h"
 
 #include <dirent.h>
@@ -112,7 +113,17 @@ static void run(fixture *f, void (*body)(sift_options *))
         body(&f->opts);
         _exit(96);
     }
-    assert_int_equal(waitpid(f->pid, &f->status, 0), f->pid);
+    /* A child that hangs is a failure, not a suite that never ends. */
+    struct timespec tick = {0, 10L * 1000 * 1000};
+    pid_t done = 0;
+    for (int i = 0; i < 6000 && !(done = waitpid(f->pid, &f->status, WNOHANG)); i++)
+        nanosleep(&tick, NULL);
+    if (!done) {
+        kill(f->pid, SIGKILL);
+        waitpid(f->pid, &f->status, 0);
+        fail_msg("the child still ran after 60 s");
+    }
+    assert_int_equal(done, f->pid);
     FILE *in = fopen(f->log, "rb");
     assert_non_null(in);
     free(f->out);
@@ -147,12 +158,10 @@ static void expect_pid_line(fixture *f, const char *text)
 #define count_artifacts(f) sift_test_count_entries((f)->dir, NULL, "*")
 
 /* The artifact PATH holds INPUT, is the only one, and the child said where it wrote it. */
-static void expect_file(fixture *f, const char *path, const char *input)
+/* PATH holds INPUT and is the only artifact. */
+static void expect_saved(fixture *f, const char *path, const char *input)
 {
-    char line[PATH_MAX * 2], buf[64];
-    snprintf(line, sizeof(line), "artifact_prefix='%s'; Test unit written to %s\n", f->prefix,
-             path);
-    expect_line(f, line);
+    char buf[64];
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     ssize_t n = read(fd, buf, sizeof(buf));
@@ -162,11 +171,27 @@ static void expect_file(fixture *f, const char *path, const char *input)
     assert_int_equal(count_artifacts(f), 1);
 }
 
+static void expect_file(fixture *f, const char *path, const char *input)
+{
+    char line[PATH_MAX * 2];
+    snprintf(line, sizeof(line), "artifact_prefix='%s'; Test unit written to %s\n", f->prefix,
+             path);
+    expect_line(f, line);
+    expect_saved(f, path, input);
+}
+
+static void artifact_path(const fixture *f, const char *kind, const char *input,
+                          char path[PATH_MAX])
+{
+    char sha[41];
+    sift_sha1_hex((const uint8_t *)input, strlen(input), sha);
+    snprintf(path, PATH_MAX, "%s%s-%s", f->prefix, kind, sha);
+}
+
 static void expect_artifact(fixture *f, const char *kind, const char *input)
 {
-    char sha[41], path[PATH_MAX];
-    sift_sha1_hex((const uint8_t *)input, strlen(input), sha);
-    snprintf(path, sizeof(path), "%s%s-%s", f->prefix, kind, sha);
+    char path[PATH_MAX];
+    artifact_path(f, kind, input, path);
     expect_file(f, path, input);
 }
 
@@ -327,6 +352,31 @@ static void timeout_writes_the_timeout_artifact(void **state)
     expect_line(f, "\nSUMMARY: libFuzzer: timeout\n");
     assert_true(strstr(f->out, "Test unit written") < strstr(f->out, "ERROR: libFuzzer: timeout"));
     expect_artifact(f, "timeout", "hi");
+}
+
+/* The report of the timeout stalls at its first line, as it does when the alarm lands while
+ * the target holds malloc's lock: here its descriptor is a full pipe that nobody reads. */
+static void stalled_report_body(sift_options *o)
+{
+    int fds[2];
+    if (pipe(fds) != 0 || fcntl(fds[1], F_SETFL, O_NONBLOCK) != 0) _exit(95);
+    static const uint8_t block[4096];
+    while (write(fds[1], block, sizeof block) > 0)
+        ;
+    if (fcntl(fds[1], F_SETFL, 0) != 0) _exit(95);
+    sift_report_set_fd(fds[1]);
+    hang_body(o);
+}
+
+static void a_stalled_report_still_ends_with_the_input_saved(void **state)
+{
+    fixture *f = *state;
+    f->opts.timeout = 1;
+    run(f, stalled_report_body);
+    expect_exit(f, 70);
+    char path[PATH_MAX];
+    artifact_path(f, "timeout", "hi", path);
+    expect_saved(f, path, "hi");
 }
 
 static void finished_input_body(sift_options *o)
@@ -534,6 +584,7 @@ int main(void)
         TEST(stack_overflow_is_caught),
         TEST(crash_outside_an_input_reports_without_artifact),
         TEST(timeout_writes_the_timeout_artifact),
+        TEST(a_stalled_report_still_ends_with_the_input_saved),
         TEST(alarm_ignores_a_finished_input),
         TEST(rss_limit_writes_the_oom_artifact),
         TEST(malloc_limit_needs_hooks),

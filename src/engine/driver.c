@@ -2,6 +2,7 @@
 #include "engine/driver.h"
 #include "engine/base/files.h"
 #include "engine/contain/report.h"
+#include "engine/contain/handlers.h"
 #include "engine/base/clock.h"
 #include "engine/base/fsutil.h"
 #include "engine/core/fuzzer.h"
@@ -202,7 +203,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 1;
     }
     if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
-    sift_fault_note_handlers();
+    sift_handlers_note();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;

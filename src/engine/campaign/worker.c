@@ -4,6 +4,7 @@
 #include "engine/campaign/worker.h"
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
+#include "engine/contain/handlers.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -158,7 +159,7 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     o.verbosity = o.verbosity > 1 ? o.verbosity - 1 : 0;
     o.runs = seed->runs;
     const char *argv0 = argv[0];
-    sift_fault_note_handlers();
+    sift_handlers_note();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer f;
     worker w = {.sh = sh, .index = index, .stats = &sh->workers[index], .seed = seed};

@@ -5,12 +5,14 @@
 #define _GNU_SOURCE
 #include "engine/contain/fault.h"
 #include "engine/contain/report.h"
+#include "engine/contain/handlers.h"
 #include "engine/base/clock.h"
 
 #include "engine/contain/artifact.h"
 
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -47,6 +49,15 @@ static sift_fault *volatile g_fault;
  * crash report) must neither interleave its lines nor write a second artifact. */
 static atomic_int g_reporting;
 static atomic_int g_reporter_tid;
+/* A report stalls when its signal came while the target held a lock that printing a stack
+ * trace takes (malloc's, in glibc's pthread_getattr_np): the watcher ends it after
+ * REPORT_STALL_NS, writing the input first if the report had not, with the report's exit
+ * code. */
+#define REPORT_STALL_NS (10 * SIFT_SECOND_NS)
+static _Atomic uint64_t g_report_since_ns;
+static const char *_Atomic g_report_kind;
+static atomic_int g_report_exit;
+static atomic_bool g_unit_dumped;
 
 /* The thread that installed, which runs the inputs: a timeout's stack trace must be its. */
 static pid_t g_fuzz_tid;
@@ -56,13 +67,6 @@ static pid_t g_fuzz_tid;
  * process, whose exit status would otherwise say nothing happened. */
 static pid_t g_fuzz_pid;
 static atomic_int *g_child_crashed;
-
-/* The deadly signals' handlers before LLVMFuzzerInitialize ran (sift_fault_note_handlers):
- * those of a sanitizer, not those of the target. */
-static const int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define NDEADLY (sizeof(deadly) / sizeof(deadly[0]))
-static struct sigaction g_noted[NDEADLY];
-static bool g_noted_set;
 
 /* Single allocations of at least this many MiB are out-of-memory; 0 = no limit. */
 static size_t g_malloc_limit_mb;
@@ -77,19 +81,21 @@ static bool g_leaks_off;
  * would otherwise pay for a leak check after every execution. */
 #define MAX_LEAK_ATTEMPTS 1000
 
-/* Room for symbolizing stack traces and writing the artifact after a stack overflow. */
-#define ALT_STACK_SIZE ((size_t)256 * 1024)
-#define MAX_FRAMES     64
+#define MAX_FRAMES 64
 
 static pid_t current_tid(void)
 {
     return (pid_t)syscall(SYS_gettid);
 }
 
-static bool claim_report(void)
+/* KIND names the artifact of the running input, NULL for none; EXIT_CODE ends the process. */
+static bool claim_report(const char *kind, long long exit_code)
 {
     if (atomic_exchange(&g_reporting, 1) != 0) return false;
     atomic_store(&g_reporter_tid, current_tid());
+    atomic_store(&g_report_kind, kind);
+    atomic_store(&g_report_exit, (int)exit_code);
+    atomic_store(&g_report_since_ns, sift_now_ns());
     return true;
 }
 
@@ -133,6 +139,7 @@ static void print_stack_trace(void)
 static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
 {
     if (g_child_crashed && getpid() != g_fuzz_pid) atomic_store(g_child_crashed, 1);
+    atomic_store(&g_unit_dumped, true);
     sift_report_unit(data, size);
     sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data, size,
                         NULL, 0);
@@ -158,7 +165,7 @@ static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
     (void)info;
     (void)uctx;
     sift_fault *f = g_fault;
-    if (!claim_report()) {
+    if (!claim_report("crash", f->opts->error_exitcode)) {
         /* The report under way ends the process. Its own thread lands here only when that
          * report dies itself, as a sanitizer with abort_on_error=1 aborts after the death
          * callback: die of the signal, as asked. */
@@ -186,7 +193,7 @@ static void on_deadly_signal(int sig, siginfo_t *info, void *uctx)
 /* The sanitizer has printed its report and exits after this returns. */
 static void on_sanitizer_death(void)
 {
-    if (!claim_report()) return;
+    if (!claim_report("crash", g_fault->opts->error_exitcode)) return;
     dump_current_unit(g_fault, "crash");
     final_stats(g_fault);
 }
@@ -206,7 +213,8 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
     }
     uint64_t started = f->started_ns;
     uint64_t seconds = started ? (sift_now_ns() - started) / SIFT_SECOND_NS : 0;
-    if (seconds < (uint64_t)f->opts->timeout || !claim_report()) {
+    if (seconds < (uint64_t)f->opts->timeout ||
+        !claim_report("timeout", f->opts->timeout_exitcode)) {
         errno = saved;
         return;
     }
@@ -260,7 +268,7 @@ int sift_fault_interrupted(void)
 static void stop_if_a_child_crashed(const sift_fault *f)
 {
     if (!g_child_crashed || !atomic_load(g_child_crashed) || getpid() != g_fuzz_pid ||
-        !claim_report())
+        !claim_report(NULL, f->opts->error_exitcode))
         return;
     say_pid("ERROR: libFuzzer: a process forked by the fuzz target crashed\n"
             "SUMMARY: libFuzzer: crash in a forked process\n");
@@ -274,7 +282,8 @@ static void on_exit_during_input(void)
 {
     sift_fault *f = g_fault;
     stop_if_a_child_crashed(f);
-    if (!f->started_ns || getpid() != g_fuzz_pid || !claim_report()) return;
+    if (!f->started_ns || getpid() != g_fuzz_pid || !claim_report("crash", f->opts->error_exitcode))
+        return;
     say_pid("ERROR: libFuzzer: fuzz target exited\n");
     print_stack_trace();
     say("SUMMARY: libFuzzer: fuzz target exited\n");
@@ -302,13 +311,27 @@ static void out_of_memory_header(sift_report *o)
     sift_report_str(o, "ERROR: libFuzzer: out-of-memory (");
 }
 
+/* The report's lines may be what stalls (a reader that stopped reading): the lines from here
+ * go out only where the descriptor takes them at once; the artifact is written regardless. */
+static void end_stalled_report(sift_fault *f)
+{
+    uint64_t since = atomic_load(&g_report_since_ns);
+    if (!since || sift_now_ns() - since < REPORT_STALL_NS) return;
+    int fd = sift_report_fd();
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    const char *kind = atomic_load(&g_report_kind);
+    if (kind && !atomic_load(&g_unit_dumped)) dump_current_unit(f, kind);
+    say_pid("sift: the report stalled, the target holding a lock it needs; exiting\n");
+    _exit(atomic_load(&g_report_exit));
+}
+
 /* What the watcher starts from: its fault, and the semaphore its starter waits on. */
 typedef struct {
     sift_fault *fault;
     sem_t started;
 } watcher_start;
 
-static void *watch_rss(void *arg)
+static void *watch_process(void *arg)
 {
     watcher_start *start = arg;
     sift_fault *f = start->fault;
@@ -316,8 +339,9 @@ static void *watch_rss(void *arg)
     size_t limit = (size_t)f->opts->rss_limit_mb;
     for (;;) {
         sleep(1);
+        end_stalled_report(f);
         size_t used = sift_fault_rss_mb();
-        if (used <= limit || !claim_report()) continue;
+        if (!limit || used <= limit || !claim_report("oom", SIFT_EXIT_OOM)) continue;
         sift_report o;
         o.len = 0;
         out_of_memory_header(&o);
@@ -339,8 +363,8 @@ static void *watch_rss(void *arg)
 static void malloc_over_limit(size_t size) SIFT_FRAME(malloc_over_limit);
 static void malloc_over_limit(size_t size)
 {
-    if (!claim_report()) return;
     sift_fault *f = g_fault;
+    if (!claim_report("oom", SIFT_EXIT_OOM)) return;
     sift_report o;
     o.len = 0;
     out_of_memory_header(&o);
@@ -368,65 +392,9 @@ static void on_free(const volatile void *ptr)
     if (ptr && g_fault->started_ns) atomic_fetch_add_explicit(&g_frees, 1, memory_order_relaxed);
 }
 
-static int set_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    /* No other handler may run on top of a report. */
-    sigfillset(&sa.sa_mask);
-    sa.sa_sigaction = fn;
-    sa.sa_flags = SA_SIGINFO | flags;
-    return sigaction(sig, &sa, NULL);
-}
-
-static bool is_sanitizer_handler(const struct sigaction *sa)
-{
-    return __sanitizer_set_death_callback && (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction;
-}
-
-void sift_fault_note_handlers(void)
-{
-    for (size_t i = 0; i < NDEADLY; i++)
-        if (sigaction(deadly[i], NULL, &g_noted[i]) != 0) g_noted[i] = (struct sigaction){0};
-    g_noted_set = true;
-}
-
-/* A sanitizer's handler reports more than ours could (fault address, shadow memory, symbolized
- * frames) and then runs the death callback, which writes the artifact: like libFuzzer, leave
- * it in place. A handler that the target installed in LLVMFuzzerInitialize over it, or where
- * there was none, would take the crash without an artifact: the sanitizer's goes back, or
- * sift's goes in. Returns 0, or -1 with errno set. */
-static int install_deadly(size_t i)
-{
-    struct sigaction cur;
-    if (sigaction(deadly[i], NULL, &cur) != 0) return -1;
-    if (!g_noted_set) {
-        if (is_sanitizer_handler(&cur)) return 0;
-    } else if (is_sanitizer_handler(&g_noted[i])) {
-        if (cur.sa_sigaction == g_noted[i].sa_sigaction) return 0;
-        return sigaction(deadly[i], &g_noted[i], NULL);
-    }
-    return set_handler(deadly[i], on_deadly_signal, SA_ONSTACK);
-}
-
-/* Handlers of stack overflows need a stack of their own. A sanitizer may have set one up
- * already; it is kept when large enough. */
-static int install_alt_stack(void)
-{
-    stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) &&
-        cur.ss_size >= ALT_STACK_SIZE)
-        return 0;
-    void *mem = mmap(NULL, ALT_STACK_SIZE, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED) return -1;
-    stack_t ss = {.ss_sp = mem, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
-    return sigaltstack(&ss, NULL);
-}
-
 static int install_timer(long long timeout)
 {
-    if (set_handler(SIGALRM, on_alarm, SA_RESTART) < 0) return -1;
+    if (sift_handlers_set(SIGALRM, on_alarm, SA_RESTART) < 0) return -1;
     time_t period = timeout / 2 > 1 ? (time_t)(timeout / 2) : 1;
     struct itimerval it = {.it_interval = {period, 0}, .it_value = {period, 0}};
     return setitimer(ITIMER_REAL, &it, NULL);
@@ -436,7 +404,7 @@ static int install_timer(long long timeout)
  * runtime allocates, and a target that forks while it does leaves its child an allocator lock
  * that no thread of the child holds: the child then hangs in LeakSanitizer's check at exit
  * (LLVM 14 takes no allocator lock around fork). The watcher itself never allocates. */
-static int start_rss_watcher(sift_fault *f)
+static int start_watcher(sift_fault *f)
 {
     watcher_start start = {.fault = f};
     if (sem_init(&start.started, 0, 0) != 0) return -1;
@@ -445,7 +413,7 @@ static int start_rss_watcher(sift_fault *f)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t thread;
-    int rc = pthread_create(&thread, NULL, watch_rss, &start);
+    int rc = pthread_create(&thread, NULL, watch_process, &start);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == 0) {
         while (sem_wait(&start.started) != 0 && errno == EINTR) {
@@ -487,17 +455,17 @@ int sift_fault_install(sift_fault *f)
     g_fuzz_pid = getpid();
     if (!(g_child_crashed = new_shared_flag())) goto fail;
     what = "alternate signal stack";
-    if (install_alt_stack() < 0) goto fail;
+    if (sift_handlers_alt_stack() < 0) goto fail;
     what = "signal handlers";
-    for (size_t i = 0; i < NDEADLY; i++)
-        if (install_deadly(i) < 0) goto fail;
-    if (set_handler(SIGINT, on_interrupt, SA_RESTART) < 0 ||
-        set_handler(SIGTERM, on_interrupt, SA_RESTART) < 0)
+    if (sift_handlers_install_deadly(on_deadly_signal) < 0) goto fail;
+    if (sift_handlers_set(SIGINT, on_interrupt, SA_RESTART) < 0 ||
+        sift_handlers_set(SIGTERM, on_interrupt, SA_RESTART) < 0)
         goto fail;
     /* A target's own SIGPIPE handling, set up in LLVMFuzzerInitialize, is left alone. */
     struct sigaction pipe_now;
     if (sigaction(SIGPIPE, NULL, &pipe_now) == 0 && !(pipe_now.sa_flags & SA_SIGINFO) &&
-        pipe_now.sa_handler == SIG_DFL && set_handler(SIGPIPE, on_broken_pipe, SA_RESTART) < 0)
+        pipe_now.sa_handler == SIG_DFL &&
+        sift_handlers_set(SIGPIPE, on_broken_pipe, SA_RESTART) < 0)
         goto fail;
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
     what = "exit hook";
@@ -505,7 +473,7 @@ int sift_fault_install(sift_fault *f)
     what = "timeout alarm";
     if (o->timeout > 0 && install_timer(o->timeout) < 0) goto fail;
     what = "memory watcher thread";
-    if (o->rss_limit_mb > 0 && start_rss_watcher(f) < 0) goto fail;
+    if (start_watcher(f) < 0) goto fail;
     long long limit = o->malloc_limit_mb > 0 ? o->malloc_limit_mb : o->rss_limit_mb;
     g_malloc_limit_mb = limit > 0 ? (size_t)limit : 0;
     if (__sanitizer_install_malloc_and_free_hooks)
@@ -549,7 +517,7 @@ pid_t sift_fault_fork(void)
 
 void sift_fault_input_overwritten(sift_fault *f)
 {
-    if (!claim_report()) return;
+    if (!claim_report("crash", f->opts->error_exitcode)) return;
     say_pid("ERROR: libFuzzer: fuzz target overwrites its const input\n");
     print_stack_trace();
     say("SUMMARY: libFuzzer: overwrites-const-input\n");
@@ -576,7 +544,7 @@ void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
         return;
     }
     /* LeakSanitizer prints the report, SUMMARY line included. */
-    if (!__lsan_do_recoverable_leak_check() || !claim_report()) return;
+    if (!__lsan_do_recoverable_leak_check() || !claim_report(NULL, f->opts->error_exitcode)) return;
     say("INFO: to ignore leaks on libFuzzer side use -detect_leaks=0.\n\n");
     dump_unit(f, "leak", data, size);
     final_stats(f);

@@ -51,10 +51,6 @@ typedef struct {
  * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
 int sift_fault_install(sift_fault *f);
 
-/* Notes the crash handlers in place before LLVMFuzzerInitialize runs (a sanitizer's), so that
- * sift_fault_install puts them back, or its own, where the target replaced them. */
-void sift_fault_note_handlers(void);
-
 /* fork() for sift's own processes that run inputs (merge, -minimize_crash): a crash in one
  * of them is its own, not one in a process the target forked. */
 pid_t sift_fault_fork(void);
