@@ -342,6 +342,33 @@ static void test_harness(void **state)
     free(harness);
 }
 
+/* The harness in an archive named before the engine, as OSS-Fuzz builds pcre2's: the link
+ * takes it out of the archive, as clang -fsanitize=fuzzer's does. */
+static void test_harness_in_an_archive(void **state)
+{
+    fixture *f = *state;
+    char *obj, *lib;
+    assert_true(asprintf(&obj, "%s/empty.o", f->dir) > 0);
+    assert_true(asprintf(&lib, "%s/libharness.a", f->dir) > 0);
+    const char *env[] = {"SIFT_CLANG=clang", NULL};
+    sift_test_proc p;
+    sift_test_run(&p,
+                  (const char *[]){SIFT_CC, "-fsanitize=fuzzer-no-link", "-c",
+                                   FIXTURES "/empty.c", "-o", obj, NULL},
+                  env);
+    assert_int_equal(p.status, 0);
+    sift_test_run(&p, (const char *[]){"ar", "rcs", lib, obj, NULL}, NULL);
+    assert_int_equal(p.status, 0);
+    char *harness = build_real(f, "archived", (const char *[]){"-fsanitize=fuzzer", lib, NULL});
+    /* The empty input is the fixture's bug: the engine ran the archive's harness. */
+    sift_test_run(&p, (const char *[]){harness, "-runs=10", NULL}, NULL);
+    assert_int_not_equal(p.status, 0);
+    assert_non_null(strstr(p.err, "SEGV"));
+    free(harness);
+    free(lib);
+    free(obj);
+}
+
 /* Sanitizers the user names stay on: the object holds both ASan's checks and sift's counters. */
 static void test_address_kept(void **state)
 {
@@ -445,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_cxx_driver),
         cmocka_unit_test(test_exit_codes),
         cmocka_unit_test(test_harness),
+        cmocka_unit_test(test_harness_in_an_archive),
         cmocka_unit_test(test_address_kept),
         cmocka_unit_test(test_interposers),
         cmocka_unit_test(test_fuzzer_no_link_executables),

@@ -90,3 +90,18 @@ debsrc_configure() {
         return 1
     fi
 }
+
+# debsrc_afl_dict NAME DIR: prints the path of AFL++'s dictionary NAME as Debian's afl++-doc
+# ships it (installing the package), unpacked into DIR/NAME.dict where it comes gzipped.
+debsrc_afl_dict() {
+    local base=/usr/share/doc/afl++-doc/afl/dictionaries/$1.dict
+    [ -f "$base" ] || [ -f "$base.gz" ] || debsrc_need afl++-doc
+    if [ -f "$base" ]; then
+        echo "$base"
+    elif [ -f "$base.gz" ] && gunzip -c "$base.gz" >"$2/$1.dict.tmp" && mv "$2/$1.dict.tmp" "$2/$1.dict"; then
+        echo "$2/$1.dict"
+    else
+        echo "bench: no AFL++ dictionary $1 ($base) after installing afl++-doc" >&2
+        return 1
+    fi
+}

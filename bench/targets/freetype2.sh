@@ -41,12 +41,5 @@ build_freetype2() {
     debsrc_copy /usr/share/fonts "$seeds" -size -64k \( -path '*/lyx/*.ttf' \
         -o -path '*/urw-base35/*.otf' -o -path '*/urw-base35/*.t1' \)
     # AFL++'s OpenType dictionary: the tags of its tables, features and scripts.
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/otf.dict.gz
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench/execs: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    gunzip -c "$d" >"$out/freetype2-otf.dict"
-    dict=(-dict="$out/freetype2-otf.dict")
+    dict=(-dict="$(debsrc_afl_dict otf "$out")")
 }

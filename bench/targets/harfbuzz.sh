@@ -45,12 +45,5 @@ build_harfbuzz() {
     debsrc_copy "$src/test/shape/data/in-house/fonts" "$seeds" -size -64k
     # None ships in the tree: AFL++'s OpenType dictionary, the tags of the tables, features and
     # scripts that shaping looks up.
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/otf.dict.gz
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench/execs: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    gunzip -c "$d" >"$out/harfbuzz-otf.dict"
-    dict=(-dict="$out/harfbuzz-otf.dict")
+    dict=(-dict="$(debsrc_afl_dict otf "$out")")
 }

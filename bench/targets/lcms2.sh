@@ -35,21 +35,5 @@ build_lcms2() {
     # larger ones (0.5-2.6 MB) would set libFuzzer's -max_len.
     seeds=$out/lcms2-seeds
     debsrc_copy "$src" "$seeds" \( -iname '*.icc' -o -iname '*.icm' \) -size -64k
-    dict=(-dict="$(lcms2_dict "$out/lcms2-icc.dict")")
-}
-
-# lcms2_dict DEST: prints DEST, AFL++'s ICC dictionary (Debian's afl++-doc ships it gzipped),
-# unpacked there once, installing afl++-doc.
-lcms2_dict() {
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/icc.dict.gz
-    if [ ! -s "$1" ]; then
-        [ -f "$d" ] || debsrc_need afl++-doc
-        if [ ! -f "$d" ] || ! gzip -dc "$d" >"$1.tmp"; then
-            echo "bench/execs: cannot unpack $d after installing afl++-doc" >&2
-            rm -f "$1.tmp"
-            return 1
-        fi
-        mv "$1.tmp" "$1"
-    fi
-    echo "$1"
+    dict=(-dict="$(debsrc_afl_dict icc "$out")")
 }

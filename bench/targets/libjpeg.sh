@@ -38,11 +38,5 @@ build_libjpeg() {
     # (which TurboJPEG 2.1 rejects: its error paths).
     seeds=$out/libjpeg-seeds
     debsrc_copy "$src/testimages" "$seeds" -name '*.jpg' -size -64k
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/jpeg.dict
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench/execs: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    dict=(-dict="$d")
+    dict=(-dict="$(debsrc_afl_dict jpeg "$out")")
 }

@@ -42,11 +42,5 @@ build_libtiff() {
     seeds=$out/libtiff-seeds
     debsrc_copy "$src" "$seeds" -path "$src/test/*" \( -name '*.tif' -o -name '*.tiff' \) -size -64k
     # AFL's TIFF dictionary, as Debian's afl++-doc ships it.
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/tiff.dict
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    dict=(-dict="$d")
+    dict=(-dict="$(debsrc_afl_dict tiff "$out")")
 }

@@ -11,10 +11,7 @@ title_pcre2() { echo "pcre2 pcre2_fuzzer"; }
 # Configured as OSS-Fuzz's build.sh configures it (fuzz support, \C forbidden, match limits of
 # 1000 so that one input cannot run for long), static. Only the 8-bit library and the harness's
 # archive are made: pcre2test and pcre2grep would be linked by the compiler under test for no use.
-# The harness is the object the project's Makefile compiles for that archive, with its flags;
-# it is linked as an object, not as the archive OSS-Fuzz names: sift-cc puts its engine after the
-# user's arguments, so nothing would pull the archive's LLVMFuzzerTestOneInput out of it (clang
-# puts libFuzzer first).
+# The harness is linked as OSS-Fuzz links it, from the archive the project's Makefile makes.
 build_pcre2() {
     local src v obj
     debsrc_need dpkg-dev make
@@ -34,12 +31,12 @@ build_pcre2() {
             fi
             built "$obj"
         fi
-        "$cc" "${link[@]}" "$obj/src/_libs_libpcre2_fuzzsupport_a-pcre2_fuzzsupport.o" \
+        "$cc" "${link[@]}" "$obj/.libs/libpcre2-fuzzsupport.a" \
             "$obj/.libs/libpcre2-8.a" -o "$out/pcre2-$v"
     done
     seeds=$out/pcre2-seeds
     pcre2_seeds "$src" "$seeds"
-    dict=(-dict="$(pcre2_dict "$out/pcre2-regexp.dict")")
+    dict=(-dict="$(debsrc_afl_dict regexp "$out")")
 }
 
 # pcre2_seeds SRC DEST: patterns of the test suite, one a file, bare (the harness takes the whole
@@ -69,34 +66,4 @@ pcre2_seeds() {
                 close(f)
             }
         }' "$src"/testdata/testinput*
-}
-
-# pcre2_dict DEST: prints DEST, the regular expression dictionary that AFL++ ships (Debian's
-# afl++-doc), installing it, with every quote inside a value escaped. One entry, "a?)"xyz{93}",
-# holds a bare quote that libFuzzer and afl-fuzz take as part of the value (both read from the
-# first quote to the last) and sift rejects: escaped, it reads as the same bytes to all three.
-pcre2_dict() {
-    local d=/usr/share/doc/afl++-doc/afl/dictionaries/regexp.dict
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench/execs: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    awk '
-        /^[ \t]*"/ {
-            a = index($0, "\"")
-            b = length($0)
-            while (b > a && substr($0, b, 1) != "\"") b--
-            v = ""
-            for (i = a + 1; i < b; i++) {
-                c = substr($0, i, 1)
-                if (c == "\\") { v = v c substr($0, i + 1, 1); i++ }
-                else if (c == "\"") v = v "\\\""
-                else v = v c
-            }
-            print substr($0, 1, a) v substr($0, b)
-            next
-        }
-        { print }' "$d" >"$1"
-    echo "$1"
 }

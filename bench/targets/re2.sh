@@ -64,7 +64,7 @@ EOF
 }
 
 build_re2() {
-    local src v obj d=/usr/share/doc/afl++-doc/afl/dictionaries/regexp.dict
+    local src v obj
     debsrc_need dpkg-dev make perl python3 python3-six unicode-data
     src=$(debsrc_fetch re2 "$cache/re2" re2/fuzzing/re2_fuzzer.cc) || return 1
     for v in "${variants[@]}"; do
@@ -91,14 +91,5 @@ build_re2() {
     done
     seeds=$out/re2-seeds
     re2_seeds "$src" "$seeds" || return 1
-    [ -f "$d" ] || debsrc_need afl++-doc
-    if [ ! -f "$d" ]; then
-        echo "bench/execs: no $d after installing afl++-doc" >&2
-        return 1
-    fi
-    # One entry of AFL++'s file, "a?)"xyz{93}", has a quote inside that is not escaped:
-    # libFuzzer and afl-fuzz take all between the first and the last quote, sift's parser
-    # stops at the second quote and rejects the line. Escaped, it is the same entry for all.
-    sed 's/^"a?)"xyz{93}"$/"a?)\\"xyz{93}"/' "$d" >"$out/re2-regexp.dict"
-    dict=(-dict="$out/re2-regexp.dict")
+    dict=(-dict="$(debsrc_afl_dict regexp "$out")")
 }

@@ -164,6 +164,10 @@ static int link_flags(const sift_cc_plan *plan, parts *p, char **out)
         }
         /* The engine, and main when the program has none, come out of the archive as needed. */
         if (plan->link == SIFT_CC_LINK_FUZZER) {
+            /* The harness may sit in an archive the user names before the engine (OSS-Fuzz's
+             * pcre2 links libpcre2-fuzzsupport.a): nothing would pull it out by the time the
+             * engine asks for it. clang's libFuzzer link works there, and so must this. */
+            out[n++] = "-Wl,--undefined=LLVMFuzzerTestOneInput";
             out[n++] = p->fuzzer;
             out[n++] = "-l:libmd.a"; /* the engine names artifacts by SHA-1 */
         }

@@ -144,16 +144,15 @@ __attribute__((format(printf, 2, 3))) static int fail(const where *w, const char
     return -1;
 }
 
-/* Decodes the quoted string starting at P[0] == '"' into OUT; *END receives the position after
- * the closing quote. */
+/* Decodes the value between P[0] == '"' and LIM, the line's closing quote, into OUT. A quote
+ * inside is the value's own byte, escaped or not: libFuzzer and AFL++ read a value from the
+ * first quote to the last, and their dictionaries (AFL++'s regexp.dict) rely on it. */
 static int parse_value(const where *w, const uint8_t *p, const uint8_t *lim, uint8_t *out,
-                       size_t *len, const uint8_t **end)
+                       size_t *len)
 {
     size_t n = 0;
-    for (p++;; p++) {
-        if (p == lim) return fail(w, "unterminated string");
+    for (p++; p < lim; p++) {
         uint8_t c = *p;
-        if (c == '"') break;
         if (!is_print(c))
             return fail(w, "non-printable byte 0x%02x in the value (write it as \\x%02x)", c, c);
         if (c == '\\') {
@@ -185,7 +184,6 @@ static int parse_value(const where *w, const uint8_t *p, const uint8_t *lim, uin
     }
     if (n == 0) return fail(w, "empty value");
     *len = n;
-    *end = p + 1;
     return 0;
 }
 
@@ -221,8 +219,11 @@ static int parse_line(sift_dict *d, dict_index *ix, const where *w, const uint8_
     }
     uint8_t value[SIFT_DICT_MAX_ENTRY];
     size_t len;
-    if (parse_value(w, p, lim, value, &len, &p)) return -1;
-    if (p != lim) return fail(w, "trailing garbage after the closing quote");
+    if (lim - p < 2 || lim[-1] != '"')
+        return fail(w, memchr(p + 1, '"', (size_t)(lim - p - 1))
+                           ? "trailing garbage after the closing quote"
+                           : "unterminated string");
+    if (parse_value(w, p, lim - 1, value, &len)) return -1;
     if (add_indexed(d, ix, value, len)) return fail(w, "out of memory");
     return 0;
 }
