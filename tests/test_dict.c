@@ -93,7 +93,8 @@ static void bare_quotes_inside_a_value(void **state)
     (void)state;
     sift_dict d = {0};
     char err[256] = "";
-    assert_int_equal(parse(&d, "\"a?)\"xyz{93}\"\n\"abc\"\"\nname=\"\"\"\"\n", 0, err, sizeof(err)), 0);
+    assert_int_equal(parse(&d, "\"a?)\"xyz{93}\"\n\"abc\"\"\nname=\"\"\"\"\n", 0, err, sizeof(err)),
+                     0);
     assert_string_equal(err, "");
     assert_int_equal(d.count, 3);
     assert_entry(&d, 0, "a?)\"xyz{93}", 11);

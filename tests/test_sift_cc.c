@@ -353,8 +353,8 @@ static void test_harness_in_an_archive(void **state)
     const char *env[] = {"SIFT_CLANG=clang", NULL};
     sift_test_proc p;
     sift_test_run(&p,
-                  (const char *[]){SIFT_CC, "-fsanitize=fuzzer-no-link", "-c",
-                                   FIXTURES "/empty.c", "-o", obj, NULL},
+                  (const char *[]){SIFT_CC, "-fsanitize=fuzzer-no-link", "-c", FIXTURES "/empty.c",
+                                   "-o", obj, NULL},
                   env);
     assert_int_equal(p.status, 0);
     sift_test_run(&p, (const char *[]){"ar", "rcs", lib, obj, NULL}, NULL);
