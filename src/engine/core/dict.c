@@ -218,7 +218,7 @@ static int parse_line(sift_dict *d, dict_index *ix, const where *w, const uint8_
         if (p == lim || *p != '"') return fail(w, "missing opening quote");
     }
     uint8_t value[SIFT_DICT_MAX_ENTRY];
-    size_t len;
+    size_t len = 0;
     if (lim - p < 2 || lim[-1] != '"')
         return fail(w, memchr(p + 1, '"', (size_t)(lim - p - 1))
                            ? "trailing garbage after the closing quote"
