@@ -353,13 +353,14 @@ static void test_harness_in_an_archive(void **state)
     const char *env[] = {"SIFT_CLANG=clang", NULL};
     sift_test_proc p;
     sift_test_run(&p,
-                  (const char *[]){SIFT_CC, "-fsanitize=fuzzer-no-link", "-c", FIXTURES "/empty.c",
-                                   "-o", obj, NULL},
+                  (const char *[]){SIFT_CC, SIFT_TEST_SAN, "-fsanitize=fuzzer-no-link", "-c",
+                                   FIXTURES "/empty.c", "-o", obj, NULL},
                   env);
     assert_int_equal(p.status, 0);
     sift_test_run(&p, (const char *[]){"ar", "rcs", lib, obj, NULL}, NULL);
     assert_int_equal(p.status, 0);
-    char *harness = build_real(f, "archived", (const char *[]){"-fsanitize=fuzzer", lib, NULL});
+    char *harness =
+        build_real(f, "archived", (const char *[]){SIFT_TEST_SAN, "-fsanitize=fuzzer", lib, NULL});
     /* The empty input is the fixture's bug: the engine ran the archive's harness. */
     sift_test_run(&p, (const char *[]){harness, "-runs=10", NULL}, NULL);
     assert_int_not_equal(p.status, 0);
