@@ -62,13 +62,14 @@ int sift_progress_write_json(const sift_progress *p, const char *path)
             "\"ft\": %zu, \"corpus\": %zu, \"corpus_bytes\": %zu, \"favored\": %zu, "
             "\"new_units\": %llu, \"imported\": %llu, \"last_new_sec\": %.3f, \"crashes\": %llu, "
             "\"hangs\": %llu, \"replay_failed\": %llu, \"persist_lag_ms\": %.3f, "
-            "\"slowest_unit_ms\": %.3f, \"rss_mb\": %zu, \"seed\": %lld",
+            "\"slowest_unit_ms\": %.3f, \"slow_finds_not_kept\": %llu, \"rss_mb\": %zu, "
+            "\"seed\": %lld",
             (unsigned long long)p->execs, (unsigned long long)p->exec_per_sec, elapsed, p->cov,
             p->ft, p->corpus, p->corpus_bytes, p->favored, (unsigned long long)p->new_units,
             (unsigned long long)p->imported, p->found_any ? (double)p->since_new_ns / 1e9 : elapsed,
             (unsigned long long)p->crashes, (unsigned long long)p->timeouts,
             (unsigned long long)p->replay_failed, (double)p->persist_lag_ns / 1e6,
-            (double)p->slowest_ns / 1e6, p->rss_mb, p->seed);
+            (double)p->slowest_ns / 1e6, (unsigned long long)p->slow_finds, p->rss_mb, p->seed);
     if (p->nworkers) json_workers(f, p);
     fprintf(f, "}\n");
     /* A memory stream that ran out of memory holds part of the text, or none: this round
@@ -88,10 +89,9 @@ void sift_progress_print_final(const sift_progress *p)
 {
     static const char *const names[] = {
         "number_of_executed_units: ", "average_exec_per_sec:     ", "new_units_added:          ",
-        "slowest_unit_time_sec:    ", "peak_rss_mb:              ", "slow_finds_not_kept:      "};
-    const uint64_t values[] = {p->execs,     p->exec_per_sec,
-                               p->new_units, p->slowest_ns / SIFT_SECOND_NS,
-                               p->rss_mb,    p->slow_finds};
+        "slowest_unit_time_sec:    ", "peak_rss_mb:              "};
+    const uint64_t values[] = {p->execs, p->exec_per_sec, p->new_units,
+                               p->slowest_ns / SIFT_SECOND_NS, p->rss_mb};
     sift_report o;
     o.len = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
