@@ -362,9 +362,12 @@ static void test_harness_in_an_archive(void **state)
     char *harness =
         build_real(f, "archived", (const char *[]){SIFT_TEST_SAN, "-fsanitize=fuzzer", lib, NULL});
     /* The empty input is the fixture's bug: the engine ran the archive's harness. */
-    sift_test_run(&p, (const char *[]){harness, "-runs=10", NULL}, NULL);
+    char *prefix;
+    assert_true(asprintf(&prefix, "-artifact_prefix=%s/", f->dir) > 0);
+    sift_test_run(&p, (const char *[]){harness, "-runs=10", prefix, NULL}, NULL);
     assert_int_not_equal(p.status, 0);
     assert_non_null(strstr(p.err, "SEGV"));
+    free(prefix);
     free(harness);
     free(lib);
     free(obj);
