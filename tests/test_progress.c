@@ -83,7 +83,7 @@ static void a_campaign_line_names_its_workers(void **state)
                               "workers: 3 L: 3/3 MS: 1 ChangeByte-\n");
 }
 
-/* Only libFuzzer's keys: ClusterFuzz uploads every stat:: line it reads into libFuzzer's columns. */
+/* Only libFuzzer's keys: ClusterFuzz puts every stat:: line it reads in libFuzzer's columns. */
 static void final_stats_are_libfuzzers_stat_lines(void **state)
 {
     (void)state;
