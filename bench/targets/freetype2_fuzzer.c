@@ -10,7 +10,7 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 
-#define MAX_FACES 4
+#define MAX_FACES  4
 #define MAX_GLYPHS 50
 
 static FT_Library library;
@@ -19,8 +19,7 @@ static FT_Library library;
  * have no such size, get their first strike instead. */
 static int set_size(FT_Face face)
 {
-    if (FT_Set_Char_Size(face, 0, 16 * 64, 72, 72) == 0)
-        return 1;
+    if (FT_Set_Char_Size(face, 0, 16 * 64, 72, 72) == 0) return 1;
     return face->num_fixed_sizes > 0 && FT_Select_Size(face, 0) == 0;
 }
 
@@ -28,11 +27,9 @@ static void fuzz_face(FT_Face face)
 {
     FT_Long g, glyphs = face->num_glyphs < MAX_GLYPHS ? face->num_glyphs : MAX_GLYPHS;
 
-    if (!set_size(face))
-        return;
+    if (!set_size(face)) return;
     for (g = 0; g < glyphs; g++) {
-        if (FT_Load_Glyph(face, (FT_UInt)g, FT_LOAD_DEFAULT) != 0)
-            continue;
+        if (FT_Load_Glyph(face, (FT_UInt)g, FT_LOAD_DEFAULT) != 0) continue;
         FT_Render_Glyph(face->glyph, FT_RENDER_MODE_NORMAL);
     }
 }
@@ -43,16 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FT_Long faces, i;
 
     /* One library for the whole campaign, as a program that renders text would keep it. */
-    if (!library && FT_Init_FreeType(&library) != 0)
-        return 0;
-    if (FT_New_Memory_Face(library, data, (FT_Long)size, 0, &face) != 0)
-        return 0;
+    if (!library && FT_Init_FreeType(&library) != 0) return 0;
+    if (FT_New_Memory_Face(library, data, (FT_Long)size, 0, &face) != 0) return 0;
     faces = face->num_faces < MAX_FACES ? face->num_faces : MAX_FACES;
     fuzz_face(face);
     FT_Done_Face(face);
     for (i = 1; i < faces; i++) {
-        if (FT_New_Memory_Face(library, data, (FT_Long)size, i, &face) != 0)
-            continue;
+        if (FT_New_Memory_Face(library, data, (FT_Long)size, i, &face) != 0) continue;
         fuzz_face(face);
         FT_Done_Face(face);
     }

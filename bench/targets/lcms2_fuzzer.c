@@ -35,11 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cmsSetLogErrorHandler(quiet);
         silenced = 1;
     }
-    if (size > UINT32_MAX)
-        return 0;
+    if (size > UINT32_MAX) return 0;
     in = cmsOpenProfileFromMem(data, (cmsUInt32Number)size);
-    if (in == NULL)
-        return 0;
+    if (in == NULL) return 0;
     srgb = cmsCreate_sRGBProfile();
     if (srgb == NULL) {
         cmsCloseProfile(in);
@@ -51,8 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     xform = cmsCreateTransform(in, format, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, 0);
     cmsCloseProfile(in);
     cmsCloseProfile(srgb);
-    if (xform == NULL)
-        return 0;
+    if (xform == NULL) return 0;
     /* Values spread over each channel's range, different for each pixel and channel. */
     for (i = 0; i < PIXELS * cmsMAXCHANNELS; i++) {
         in8[i] = (uint8_t)(i * 85 % 256);

@@ -13,8 +13,8 @@
 /* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
  * from the exact weights this often. */
 #define REBUILD_PICKS 65536
-/* Speed: an entry's weight is scaled by the corpus's mean work over its own (sift_sched_work), within
- * these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
+/* Speed: an entry's weight is scaled by the corpus's mean work over its own (sift_sched_work),
+ * within these bounds (AFL's perf_score spans 10 to 300, the same 30 times). */
 #define SPEED_MIN 0.1
 #define SPEED_MAX 3.0
 /* An entry whose execution took more than this many times the campaign's mean execution is
