@@ -11,7 +11,9 @@ title_pcre2() { echo "pcre2 pcre2_fuzzer"; }
 # Configured as OSS-Fuzz's build.sh configures it (fuzz support, \C forbidden, match limits of
 # 1000 so that one input cannot run for long), static. Only the 8-bit library and the harness's
 # archive are made: pcre2test and pcre2grep would be linked by the compiler under test for no use.
-# The harness is linked as OSS-Fuzz links it, from the archive the project's Makefile makes.
+# The harness is linked as OSS-Fuzz links it, from the archive the project's Makefile makes, with
+# its entry point named undefined: AFL++'s driver declares LLVMFuzzerTestOneInput weak, so that
+# nothing else pulls the harness out of the archive and afl-clang-fast's build calls address 0.
 build_pcre2() {
     local src v obj
     debsrc_need dpkg-dev make
@@ -31,7 +33,8 @@ build_pcre2() {
             fi
             built "$obj"
         fi
-        "$cc" "${link[@]}" "$obj/.libs/libpcre2-fuzzsupport.a" \
+        "$cc" "${link[@]}" -Wl,--undefined=LLVMFuzzerTestOneInput \
+            "$obj/.libs/libpcre2-fuzzsupport.a" \
             "$obj/.libs/libpcre2-8.a" -o "$out/pcre2-$v"
     done
     seeds=$out/pcre2-seeds
