@@ -34,8 +34,8 @@ static void every_allocation_function_meets_the_limit(void **state)
 {
     (void)state;
     for (const char *how = "mcryalpnNtT"; *how; how++) {
-        int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf %c > in && ./alloc "
-                              "-malloc_limit_mb=100 -artifact_prefix=a/ in",
+        int rc = SIFT_TEST_SH("rm -rf a c && mkdir a c && printf %c > c/in && ./alloc -runs=0 "
+                              "-malloc_limit_mb=100 -artifact_prefix=a/ c",
                               *how);
         if (rc != 71) fail_msg("'%c': exit status %d: %s", *how, rc, proc.err);
         if (!strstr(proc.err, "ERROR: libFuzzer: out-of-memory (malloc(1073741824))\n"))

@@ -203,6 +203,10 @@ static void same_seed_same_campaign(void **state)
     assert_true(strtol(proc.out, NULL, 10) > 1);
 }
 
+/* Each fault of an input run from a corpus folder leaves that input as its artifact. Run from
+ * a file, the same fault is reported alike but writes nothing, neither in the artifact folder
+ * nor in the working one, and prints no unit: libFuzzer has no unit to dump outside its
+ * fuzzing loop, and crash triage reproduces in folders it expects to find as it left them. */
 static void timeouts_ooms_and_signals_leave_artifacts(void **state)
 {
     (void)state;
@@ -216,36 +220,47 @@ static void timeouts_ooms_and_signals_leave_artifacts(void **state)
         {"S", "", "crash-*", "SUMMARY: ", -1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = SIFT_TEST_SH(
-            "rm -rf a && mkdir a && printf %s > in && ./faults %s -artifact_prefix=a/ in",
-            cases[i].input, cases[i].flags);
-        if (cases[i].exit_code >= 0)
-            assert_int_equal(rc, cases[i].exit_code);
-        else
-            assert_int_not_equal(rc, 0);
-        assert_non_null(strstr(proc.err, cases[i].line));
-        assert_non_null(strstr(proc.err, "Test unit written to a/"));
-        assert_int_equal(entries("a", cases[i].kind), 1);
-        assert_int_equal(SIFT_TEST_SH("cmp in a/%s", cases[i].kind), 0);
+        for (int from_file = 0; from_file < 2; from_file++) {
+            int rc = SIFT_TEST_SH("rm -rf a c r && mkdir a c r && printf %s > c/in && cd r && "
+                                  "../faults -runs=0 %s -artifact_prefix=../a/ %s",
+                                  cases[i].input, cases[i].flags, from_file ? "../c/in" : "../c");
+            if (cases[i].exit_code >= 0)
+                assert_int_equal(rc, cases[i].exit_code);
+            else
+                assert_int_not_equal(rc, 0);
+            assert_non_null(strstr(proc.err, cases[i].line));
+            assert_int_equal(entries("r", "*"), 0);
+            if (from_file) {
+                assert_null(strstr(proc.err, "Test unit written"));
+                char unit[16];
+                snprintf(unit, sizeof unit, "0x%x,\n", cases[i].input[0]);
+                assert_null(strstr(proc.err, unit));
+                assert_int_equal(entries("a", "*"), 0);
+                continue;
+            }
+            assert_non_null(strstr(proc.err, "Test unit written to ../a/"));
+            assert_int_equal(entries("a", cases[i].kind), 1);
+            assert_int_equal(SIFT_TEST_SH("cmp c/in a/%s", cases[i].kind), 0);
+        }
     }
 }
 
 static void silenced_target_still_reports_its_crash(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf A > in && "
-                          "./faults -close_fd_mask=3 -exact_artifact_path=a/the-crash in");
+    int rc = SIFT_TEST_SH("rm -rf a c && mkdir a c && printf A > c/in && "
+                          "./faults -runs=0 -close_fd_mask=3 -exact_artifact_path=a/the-crash c");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Test unit written to a/the-crash"));
-    assert_int_equal(SIFT_TEST_SH("cmp in a/the-crash"), 0);
+    assert_int_equal(SIFT_TEST_SH("cmp c/in a/the-crash"), 0);
 }
 
 /* In every build: through a sanitizer's malloc hooks, or else sift-cc's wraps (test_alloc). */
 static void malloc_limit_stops_at_the_allocation(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf M > in && ./faults -malloc_limit_mb=100 "
-                          "-artifact_prefix=a/ in");
+    int rc = SIFT_TEST_SH("rm -rf a c && mkdir a c && printf M > c/in && ./faults -runs=0 "
+                          "-malloc_limit_mb=100 -artifact_prefix=a/ c");
     assert_int_equal(rc, 71);
     assert_non_null(strstr(proc.err, "out-of-memory (malloc("));
     assert_int_equal(entries("a", "oom-*"), 1);
@@ -427,11 +442,15 @@ static void unwritable_outputs_stop_before_fuzzing(void **state)
     assert_string_equal(proc.out, "ro: seed  rw: ");
 
     /* Running the seeds of a read-only corpus, and reproducing from a read-only folder, write
-     * nothing of their own: both go on. */
+     * nothing of their own: both go on. A crash among the seeds, whose artifact cannot be
+     * written, is printed in Base64 instead. */
     assert_int_equal(sh_jailed(0, true, "cd ro && ../calc -runs=0 ."), 0);
     assert_non_null(strstr(proc.err, "Done "));
     assert_int_not_equal(sh_jailed(0, true, "cd ro && ../calc ../crash17"), 0); /* a crash */
     assert_non_null(strstr(proc.err, "Running: ../crash17"));
+    assert_null(strstr(proc.err, "artifact"));
+    assert_int_equal(SIFT_TEST_SH("mkdir -p c17 && cp crash17 c17/"), 0);
+    assert_int_not_equal(sh_jailed(0, true, "cd ro && ../calc -runs=0 ../c17"), 0);
     assert_non_null(strstr(proc.err, "ERROR: cannot write artifact ./crash-"));
     assert_non_null(strstr(proc.err, "Base64: MS83"));
     assert_int_equal(SIFT_TEST_SH("ls -A ro && chmod 755 ro"), 0);
@@ -472,8 +491,8 @@ static void full_disk_stops_the_campaign_and_leaves_no_partial_file(void **state
 
     /* A crash whose artifact does not fit. Its input is printed in Base64 instead. */
     assert_int_equal(
-        SIFT_TEST_SH("rm -rf a && mkdir a && (printf A; head -c 600 /dev/zero) > big-crash"), 0);
-    rc = sh_jailed(512, false, "./faults -artifact_prefix=a/ big-crash");
+        SIFT_TEST_SH("rm -rf a b && mkdir a b && (printf A; head -c 600 /dev/zero) > b/crash"), 0);
+    rc = sh_jailed(512, false, "./faults -runs=0 -artifact_prefix=a/ b");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "ERROR: cannot write artifact a/crash-"));
     assert_non_null(strstr(proc.err, ": File too large\nBase64: QQAAAA"));

@@ -34,10 +34,10 @@ static void a_symbolizer_that_cannot_start_loses_no_crash(void **state)
     (void)state;
     int rc = SIFT_TEST_SH(
         "rm -rf a && mkdir -p a bin && printf '#!/bin/sh\\nexit 0\\n' > "
-        "bin/llvm-symbolizer && chmod 755 bin/llvm-symbolizer && printf 1/7 > crash17 && "
-        "o=external_symbolizer_path=$PWD/bin/llvm-symbolizer && "
+        "bin/llvm-symbolizer && chmod 755 bin/llvm-symbolizer && rm -rf c && mkdir c && "
+        "printf 1/7 > c/crash17 && o=external_symbolizer_path=$PWD/bin/llvm-symbolizer && "
         "ASAN_OPTIONS=$ASAN_OPTIONS:$o UBSAN_OPTIONS=$UBSAN_OPTIONS:$o "
-        "./calc -artifact_prefix=a/ crash17");
+        "./calc -runs=0 -artifact_prefix=a/ c");
     if (rc == 141) fail_msg("died of SIGPIPE:\n%s", proc.err);
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "Test unit written to a/crash-"));
@@ -49,8 +49,8 @@ static void a_symbolizer_that_cannot_start_loses_no_crash(void **state)
  * failure; returns the exit code. */
 static int hostile_crash(const char *env, const char *mode)
 {
-    int rc = SIFT_TEST_SH("rm -rf a sub && mkdir a sub && printf '%s' > in && %s ./hostile "
-                          "-artifact_prefix=a/ in",
+    int rc = SIFT_TEST_SH("rm -rf a c sub && mkdir a c sub && printf '%s' > c/in && %s ./hostile "
+                          "-runs=0 -artifact_prefix=a/ c",
                           mode, env);
     if (rc == 0 || entries("a", "crash-*") != 1)
         fail_msg("%s: exit code %d, %ld artifacts:\n%s", mode, rc, entries("a", "crash-*"),
@@ -74,7 +74,7 @@ static void chdir_moves_no_artifact(void **state)
     (void)state;
     hostile_crash("", "C");
     assert_int_equal(entries("sub", "[!.]*"), 0);
-    assert_int_equal(SIFT_TEST_SH("rm -rf sub crash-* && mkdir sub && ./hostile in"), 1);
+    assert_int_equal(SIFT_TEST_SH("rm -rf sub crash-* && mkdir sub && ./hostile -runs=0 c"), 1);
     assert_non_null(strstr(proc.err, "Test unit written to ./crash-"));
     assert_int_equal(sift_test_count_entries(dir, NULL, "crash-*"), 1);
     assert_int_equal(entries("sub", "[!.]*"), 0);

@@ -195,15 +195,15 @@ static void same_records_every_run(void **state)
     assert_string_equal(proc.out, "23\n");
 }
 
-/* The crashing input: every record up to the crash is written, and the crash is reported and
- * saved as usual. */
+/* The crashing input: every record up to the crash is written, and the crash is reported as
+ * in reproduction, which writes no artifact of an input that is a file already. */
 static void records_up_to_a_crash(void **state)
 {
     (void)state;
     int rc = SIFT_TEST_SH("./machine -trace=crash.txt -artifact_prefix=art- deep");
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "deadly signal") ? proc.err : strstr(proc.err, "SEGV"));
-    assert_int_equal(SIFT_TEST_SH("ls art-crash-* && tail -n 1 crash.txt"), 0);
+    assert_int_equal(SIFT_TEST_SH("! ls art-* 2>/dev/null && tail -n 1 crash.txt"), 0);
     assert_non_null(strstr(proc.out, "#77   step(m=pointer, byte=4, m->state=15, m->steps=15)  "));
 }
 

@@ -80,8 +80,8 @@ static void final_stats_follow_every_fault(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cases[i].needs_sanitizer && !SIFT_TEST_SAN[0]) continue;
         int rc = SIFT_TEST_SH(
-            "rm -rf a && mkdir a && printf %s > in && ./faults -print_final_stats=1 %s "
-            "-artifact_prefix=a/ in",
+            "rm -rf a c && mkdir a c && printf %s > c/in && ./faults -runs=0 -print_final_stats=1 "
+            "%s -artifact_prefix=a/ c",
             cases[i].input, cases[i].flags);
         assert_int_not_equal(rc, 0);
         char written[64];

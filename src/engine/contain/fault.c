@@ -139,9 +139,11 @@ static void print_stack_trace(void)
 static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
 {
     if (g_child_crashed && getpid() != g_fuzz_pid) atomic_store(g_child_crashed, 1);
-    sift_report_unit(data, size);
-    sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data, size,
-                        NULL, 0);
+    if (!f->inputs_are_files) {
+        sift_report_unit(data, size);
+        sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data,
+                            size, NULL, 0);
+    }
     /* Only once written: a report that stalls in the lines above leaves the watcher to it. */
     atomic_store(&g_unit_dumped, true);
 }

@@ -31,6 +31,11 @@ typedef struct {
     volatile uint64_t started_ns; /* 0 while no input runs */
     volatile int stop_requested;  /* SIGINT/SIGTERM: finish the current input, then stop */
     const char *argv0;
+    /* Set while the inputs run are files the user named (reproducing): a fault there prints
+     * no unit and writes no artifact, as libFuzzer's, which has no unit to dump outside its
+     * fuzzing loop: the input is already a file, and the runs of crash triage (ClusterFuzz's
+     * reproduce, minimize, cleanse) would otherwise leave files in their working folders. */
+    bool inputs_are_files;
     /* Called on the reporting thread before the running input's report is completed and the
      * process exits, with BEFORE_REPORT_CTX: the last chance to write out what the input did
      * (the records of -trace). Async-signal-safe. NULL for none. */

@@ -489,6 +489,7 @@ int sift_trace_run(sift_fuzzer *f)
     uint8_t *data;
     size_t size;
     if (sift_fs_read_one("-trace", o->inputs, o->ninputs, &data, &size) != 0) return 1;
+    f->fault.inputs_are_files = true;
     sift_ring_reset();
     int fd = open_output(o->trace);
     sift_trace *t = fd >= 0 ? sift_trace_new(fd, format, f->exec.rt) : NULL;
