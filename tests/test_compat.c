@@ -38,7 +38,8 @@ static void expect_err(const char *cmd, int want, const char *text)
 }
 
 /* OSS-Fuzz scrubs a testcase with -cleanse_crash=1: every byte the crash does not need becomes
- * ' ' or 0xff, and the crash stays the same. */
+ * ' ' or 0xff, and the crash stays the same. Where no byte can go, no output is written, as
+ * libFuzzer writes none. */
 static void cleanse_crash_scrubs_what_the_crash_does_not_need(void **state)
 {
     (void)state;
@@ -52,6 +53,10 @@ static void cleanse_crash_scrubs_what_the_crash_does_not_need(void **state)
     assert_non_null(strstr(proc.err, "SUMMARY: "));
     expect_err("printf x > ok && ./faults -cleanse_crash=1 ok", 1,
                "does not crash the target; nothing to cleanse");
+    expect_err("rm -f clean && printf A > bare && ./faults -cleanse_crash=1 "
+               "-exact_artifact_path=clean bare",
+               0, "CLEANSE_CRASH: no byte could be replaced; nothing written");
+    assert_int_not_equal(SIFT_TEST_SH("test -e clean"), 0);
 }
 
 static void create_missing_dirs_makes_the_folders(void **state)

@@ -149,14 +149,15 @@ static bool lower_bytes(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t s
 
 /* Replaces each byte with ' ' or 0xff, as libFuzzer's -cleanse_crash does, where the crash
  * stays the same, in passes until one changes nothing (at most 5): what is left of the input
- * is what the crash needs, scrubbed of whatever else it carried. */
-static void cleanse(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
+ * is what the crash needs, scrubbed of whatever else it carried. Returns whether any byte was
+ * replaced. */
+static bool cleanse(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
                     const crash_sig *want)
 {
     static const uint8_t replacements[] = {' ', 0xff};
     long long tries = 0;
     uint64_t start = sift_now_ns();
-    bool changed = true;
+    bool changed = true, any = false;
     for (int pass = 0; changed && pass < 5; pass++) {
         changed = false;
         for (size_t pos = 0; pos < size; pos++) {
@@ -167,13 +168,14 @@ static void cleanse(sift_fuzzer *f, const scratch *s, uint8_t *cur, size_t size,
                 cur[pos] = replacements[r];
                 if (same_crash(f, s, cur, size, want)) {
                     fprintf(stderr, "CLEANSE: Replaced byte %zu with 0x%x\n", pos, cur[pos]);
-                    changed = true;
+                    changed = any = true;
                     break;
                 }
                 cur[pos] = orig;
             }
         }
     }
+    return any;
 }
 
 /* Reads the one crashing input, runs it once to learn its crash, then minimizes (MINIMIZE) or
@@ -220,9 +222,12 @@ static int rework_crash(sift_fuzzer *f, bool minimize)
     } else {
         fprintf(stderr, "CLEANSE_CRASH: cleansing crash input: '%s' (%zu bytes)\n", o->inputs[0],
                 size);
-        cleanse(f, &s, data, size, &want);
-        if (sift_artifact_write(o->artifact_prefix, exact, "cleansed-from", data, size, path,
-                                sizeof path) != 0)
+        /* As libFuzzer's, which writes its output only when it replaces a byte: a tool that
+         * finds no output file knows that the input had nothing to scrub. */
+        if (!cleanse(f, &s, data, size, &want))
+            fprintf(stderr, "CLEANSE_CRASH: no byte could be replaced; nothing written\n");
+        else if (sift_artifact_write(o->artifact_prefix, exact, "cleansed-from", data, size, path,
+                                     sizeof path) != 0)
             rc = 1;
         else
             fprintf(stderr, "CLEANSE_CRASH: cleansed input written to %s\n", path);
