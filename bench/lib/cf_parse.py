@@ -218,6 +218,11 @@ def collect(folder):
         out[('two-step merge', step + ' stats')] = 'yes' if steps[-1] else 'no'
     out[('two-step merge', 'new_edges >= 0')] = int(
         all(steps) and steps[1][0] - steps[0][0] >= 0 and steps[1][1] - steps[0][1] >= 0)
+    cwd = os.path.join(folder, 'cwd')
+    for flow in sorted(os.listdir(cwd)) if os.path.isdir(cwd) else []:
+        left = sorted(re.sub(r'[0-9a-f]{40}', '<sha1>', name)
+                      for name in os.listdir(os.path.join(cwd, flow)))
+        out[(flow, 'files left in its working folder')] = ' '.join(left) or 'none'
     return out
 
 
