@@ -338,7 +338,8 @@ static void show_view(sift_fuzzer *f, bool final)
 /* Mutation needs something to start from: one newline, as libFuzzer does. An instrumented
  * harness covers its own entry on any input: no edge after the empty input, the seeds and a
  * newline means no instrumentation, said in libFuzzer's words and exit code, which OSS-Fuzz's
- * build check and ClusterFuzz's bad_instrumentation match. */
+ * build check and ClusterFuzz's bad_instrumentation match, after the INITED line that
+ * libFuzzer prints first and ClusterFuzz reads as the end of start-up. */
 static int start_from_newline(sift_fuzzer *f)
 {
     static const uint8_t newline = '\n';
@@ -347,6 +348,7 @@ static int start_from_newline(sift_fuzzer *f)
     size_t edges = 0;
     sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &edges, NULL);
     if (edges == 0 && f->opts->runs != 0) {
+        status_line(f, "INITED", NULL);
         fprintf(stderr, "ERROR: no interesting inputs were found. Is the code instrumented "
                         "for coverage? Exiting.\n");
         return -1;

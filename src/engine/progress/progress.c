@@ -16,19 +16,23 @@ uint64_t sift_progress_rate(uint64_t execs, uint64_t ns)
     return ms ? execs * 1000ull / ms : 0;
 }
 
+/* The fields libFuzzer leaves out when they are zero (nothing covered, an empty corpus) are
+ * left out here too: an uninstrumented target's INITED line is then libFuzzer's. */
 void sift_progress_line(const sift_progress *p, const char *what, const char *extra)
 {
-    char corp[32], lim[32] = "", workers[32] = "";
-    if (p->corpus_bytes < (1u << 14))
-        snprintf(corp, sizeof corp, "%zub", p->corpus_bytes);
-    else if (p->corpus_bytes < (1u << 24))
-        snprintf(corp, sizeof corp, "%zuKb", p->corpus_bytes >> 10);
-    else
-        snprintf(corp, sizeof corp, "%zuMb", p->corpus_bytes >> 20);
+    char cov[32] = "", ft[32] = "", corp[64] = "", lim[32] = "", workers[32] = "";
+    if (p->cov) snprintf(cov, sizeof cov, " cov: %zu", p->cov);
+    if (p->ft) snprintf(ft, sizeof ft, " ft: %zu", p->ft);
+    if (p->corpus && p->corpus_bytes < (1u << 14))
+        snprintf(corp, sizeof corp, " corp: %zu/%zub", p->corpus, p->corpus_bytes);
+    else if (p->corpus && p->corpus_bytes < (1u << 24))
+        snprintf(corp, sizeof corp, " corp: %zu/%zuKb", p->corpus, p->corpus_bytes >> 10);
+    else if (p->corpus)
+        snprintf(corp, sizeof corp, " corp: %zu/%zuMb", p->corpus, p->corpus_bytes >> 20);
     if (p->len_limit) snprintf(lim, sizeof lim, " lim: %zu", p->len_limit);
     if (p->nworkers) snprintf(workers, sizeof workers, " workers: %u", p->nworkers);
-    fprintf(stderr, "#%llu\t%-6s cov: %zu ft: %zu corp: %zu/%s%s exec/s: %llu rss: %zuMb%s%s\n",
-            (unsigned long long)p->execs, what, p->cov, p->ft, p->corpus, corp, lim,
+    fprintf(stderr, "#%llu\t%-6s%s%s%s%s exec/s: %llu rss: %zuMb%s%s\n",
+            (unsigned long long)p->execs, what, cov, ft, corp, lim,
             (unsigned long long)p->exec_per_sec, p->rss_mb, workers, extra ? extra : "");
 }
 
