@@ -141,6 +141,11 @@ static void start_up_lines(void **state)
     /* A given -max_len has no such line: ClusterFuzz takes it from the flag. */
     assert_int_equal(SIFT_TEST_SH("./tlv -runs=10 -max_len=64 c"), 0);
     assert_null(strstr(proc.err, "-max_len is not provided"));
+    /* Nor does libFuzzer's -fork parent print one; sift's -workers does. */
+    assert_int_equal(SIFT_TEST_SH("./tlv -fork=1 -runs=10 c"), 0);
+    assert_null(strstr(proc.err, "-max_len is not provided"));
+    assert_int_equal(SIFT_TEST_SH("./tlv -workers=1 -runs=10 c"), 0);
+    assert_non_null(strstr(proc.err, "-max_len is not provided"));
 }
 
 /* ClusterFuzz logs "Dictionary parsing failed" when the output matches libFuzzer's

@@ -202,6 +202,12 @@ static int map_shared(sift_super *s)
            sift_store_init(&s->camp, corpus_dir, s->has_out ? &s->out : NULL) != 0;
 }
 
+/* Whether the campaign was asked for as libFuzzer's -fork alone, whose parent sift imitates. */
+static bool libfuzzer_fork(const sift_options *o)
+{
+    return o->fork && !o->workers && !o->jobs;
+}
+
 /* The folder of the workers' logs into LOGDIR: libFuzzer's -fork keeps its jobs' logs out of
  * the working folder, in a temporary one; -jobs writes fuzz-N.log where it runs, as libFuzzer's
  * -jobs does; with -out they go to its logs/. */
@@ -209,7 +215,7 @@ static int log_folder(sift_super *s, char *logdir, size_t size)
 {
     const sift_options *o = s->o;
     snprintf(logdir, size, ".");
-    if (!s->has_out && o->fork && !o->workers && !o->jobs) {
+    if (!s->has_out && libfuzzer_fork(o)) {
         const char *tmp = getenv("TMPDIR");
         snprintf(s->tmp_logdir, sizeof s->tmp_logdir, "%s/sift-fork-XXXXXX",
                  tmp && *tmp ? tmp : "/tmp");
@@ -247,7 +253,9 @@ int sift_super_setup(sift_super *s)
         s->logs[k] = -1;
     for (unsigned k = 0; k < s->n + (s->sync != NULL); k++)
         if (open_log(s, k, logdir) != 0) return 1;
-    if (!o->max_len)
+    /* libFuzzer's -fork parent prints no such line (its jobs print theirs into their logs), and
+     * ClusterFuzz would take one as the campaign's max_len. */
+    if (!o->max_len && !libfuzzer_fork(o))
         fprintf(stderr,
                 "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
                 "%zu bytes\n",
