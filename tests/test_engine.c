@@ -320,20 +320,26 @@ static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
 
 /* ClusterFuzz prunes corpora with -merge=1: a hanging input must cost that input only (the
  * engine's periodic alarm once turned the wait for it into a blocking read), and so must a
- * crashing one, in the first folder as in the others. */
+ * crashing one, in the first folder as in the others. Each leaves its artifact, as in
+ * libFuzzer's merge, where corpus pruning finds the units to quarantine: the hang's timeout
+ * artifact comes from the merge process's own alarm, which a fork does not inherit. */
 static void merge_skips_hanging_and_crashing_inputs(void **state)
 {
     (void)state;
-    int rc =
-        SIFT_TEST_SH("rm -rf into from && mkdir into from && printf S > into/segv && printf H > "
-                     "from/hang && printf A > from/abort && printf x > from/x && "
-                     "./faults -timeout=1 -merge=1 into from");
+    int rc = SIFT_TEST_SH("rm -rf into from a && mkdir into from a && printf S > into/segv && "
+                          "printf H > from/hang && printf A > from/abort && printf x > from/x && "
+                          "./faults -timeout=1 -merge=1 -artifact_prefix=a/ into from");
     assert_int_equal(rc, 0);
     assert_non_null(strstr(proc.err, "MERGE-OUTER: into/segv crashed or hung the target"));
     assert_non_null(strstr(proc.err, "MERGE-OUTER: from/hang crashed or hung the target"));
     assert_non_null(strstr(proc.err, "MERGE-OUTER: from/abort crashed or hung the target"));
+    assert_non_null(strstr(proc.err, "ERROR: libFuzzer: timeout after"));
     assert_non_null(strstr(proc.err, "MERGE-OUTER: 1 new files"));
     assert_int_equal(entries("into", "[!.]*"), 2); /* segv, and x */
+    assert_int_equal(entries("a", "crash-*"), 2);
+    assert_int_equal(entries("a", "timeout-*"), 1);
+    assert_int_equal(SIFT_TEST_SH("cat a/timeout-*"), 0);
+    assert_string_equal(proc.out, "H");
 }
 
 static void minimize_crash_shrinks_and_keeps_the_crash(void **state)

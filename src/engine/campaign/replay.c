@@ -18,8 +18,6 @@
 
 /* The most a replayed input may hold when -max_len does not say, as for seeds. */
 #define READ_MAX (1u << 20)
-/* A child silent this much longer than -timeout hangs outside the alarm's reach. */
-#define HANG_GRACE_NS 5000000000ull
 
 enum { NOTE_RUNNING, NOTE_UNREADABLE, NOTE_DONE };
 
@@ -189,8 +187,7 @@ unsigned sift_replay_poll(sift_replay *rp, int wait_ms)
         if (rp->kids[k].pid) p[np++] = (struct pollfd){.fd = rp->kids[k].notes, .events = POLLIN};
     if (np) poll(p, np, wait_ms);
     free(p);
-    uint64_t limit =
-        rp->opts->timeout > 0 ? (uint64_t)rp->opts->timeout * SIFT_SECOND_NS + HANG_GRACE_NS : 0;
+    uint64_t limit = sift_fault_hang_ns(rp->opts);
     unsigned running = 0;
     for (unsigned k = 0; k < rp->nchildren; k++) {
         sift_replay_child *c = &rp->kids[k];

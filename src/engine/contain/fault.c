@@ -395,12 +395,30 @@ static void on_free(const volatile void *ptr)
     if (ptr && g_fault->started_ns) atomic_fetch_add_explicit(&g_frees, 1, memory_order_relaxed);
 }
 
+/* The alarm checks the running input every PERIOD seconds, as libFuzzer's does: a timeout is
+ * reported up to one period late. */
+static time_t alarm_period(long long timeout)
+{
+    return timeout / 2 > 1 ? (time_t)(timeout / 2) : 1;
+}
+
 static int install_timer(long long timeout)
 {
     if (sift_handlers_set(SIGALRM, on_alarm, SA_RESTART) < 0) return -1;
-    time_t period = timeout / 2 > 1 ? (time_t)(timeout / 2) : 1;
+    time_t period = alarm_period(timeout);
     struct itimerval it = {.it_interval = {period, 0}, .it_value = {period, 0}};
     return setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Time enough for an input's timeout report (the alarm's lateness, a symbolized stack trace):
+ * past it, a process that runs inputs and has said nothing hangs beyond the alarm's reach. */
+#define REPORT_GRACE_NS (5 * SIFT_SECOND_NS)
+
+uint64_t sift_fault_hang_ns(const sift_options *o)
+{
+    if (o->timeout <= 0) return 0;
+    return ((uint64_t)o->timeout + (uint64_t)alarm_period(o->timeout)) * SIFT_SECOND_NS +
+           REPORT_GRACE_NS;
 }
 
 /* Returns once the watcher runs its own code. A new thread's start-up in the sanitizers'
@@ -512,9 +530,17 @@ pid_t sift_fault_fork(void)
     pid_t pid = fork();
     if (pid != 0 || !g_child_crashed) return pid;
     /* The child runs inputs itself: a crash of its own is its report, and what the processes
-     * it forks report goes to it, not to the parent. */
+     * it forks report goes to it, not to the parent. A fork keeps neither the interval timer
+     * nor the memory watcher thread: the child arms its own, or a hanging input would end
+     * only by the parent's kill, with no report and no timeout artifact, and memory would go
+     * unwatched. */
     g_fuzz_pid = getpid();
+    g_fuzz_tid = current_tid();
     g_child_crashed = new_shared_flag();
+    const sift_options *o = g_fault->opts;
+    if ((o->timeout > 0 && install_timer(o->timeout) < 0) || start_watcher(g_fault) < 0)
+        fprintf(stderr, "ERROR: sift: a child process cannot watch its inputs: %s\n",
+                strerror(errno));
     return pid;
 }
 

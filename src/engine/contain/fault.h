@@ -57,8 +57,13 @@ typedef struct {
 int sift_fault_install(sift_fault *f);
 
 /* fork() for sift's own processes that run inputs (merge, -minimize_crash): a crash in one
- * of them is its own, not one in a process the target forked. */
+ * of them is its own, not one in a process the target forked, and it has its own -timeout
+ * alarm and -rss_limit_mb watcher. */
 pid_t sift_fault_fork(void);
+
+/* How long a process that runs one input under O's -timeout may stay silent before it hangs
+ * beyond the reach of its alarm, and another process should kill it; 0 without a timeout. */
+uint64_t sift_fault_hang_ns(const sift_options *o);
 
 /* Brackets one execution of the harness so that a fault is blamed on this input. */
 void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size);

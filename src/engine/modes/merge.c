@@ -141,7 +141,7 @@ static size_t share_snapshot(sift_fuzzer *f, void **mem)
 static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merge_note *first,
                        bool *interrupted)
 {
-    long long timeout_ms = f->opts->timeout > 0 ? f->opts->timeout * 1000 + 1000 : -1;
+    uint64_t hang_ns = sift_fault_hang_ns(f->opts);
     uint64_t heard = sift_now_ns();
     for (;;) {
         if (f->fault.stop_requested) {
@@ -150,8 +150,7 @@ static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merg
             break;
         }
         if (!sift_fs_wait_readable(fd, WATCH_SLICE_MS)) {
-            if (timeout_ms < 0 || sift_now_ns() - heard < (uint64_t)timeout_ms * SIFT_MS_NS)
-                continue;
+            if (!hang_ns || sift_now_ns() - heard < hang_ns) continue;
             kill(pid, SIGKILL); /* a hang: the input it was running is to blame */
             break;
         }

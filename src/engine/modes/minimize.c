@@ -64,8 +64,8 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
         return false;
     }
     /* The child holds the pipe open while it runs: silence past the timeout is a hang. */
-    long long timeout = f->opts->timeout;
-    if (!sift_fs_wait_readable(pipefd[0], timeout > 0 ? timeout * 1000 + 1000 : -1))
+    uint64_t hang_ns = sift_fault_hang_ns(f->opts);
+    if (!sift_fs_wait_readable(pipefd[0], hang_ns ? (long long)(hang_ns / SIFT_MS_NS) : -1))
         kill(pid, SIGKILL);
     close(pipefd[0]);
     int status;
