@@ -19,7 +19,7 @@
 /* Progress a merge child reports before each input, so the parent knows which one killed it. */
 typedef struct {
     long long index; /* input about to run; -1 after the first folder, -2 when done */
-    size_t cov, ft;
+    size_t cov, ft;  /* the coverage so far, in the note of -1 only */
 } merge_note;
 
 typedef struct {
@@ -70,11 +70,19 @@ static void free_sorted(sized_path *p, size_t n)
     free(p);
 }
 
+/* The edges and features of F's coverage (shared by the merge processes) into N. */
+static void count_coverage(sift_fuzzer *f, merge_note *n)
+{
+    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &n->cov, NULL);
+    sift_snapshot_count(f->snap, f->mask, NULL, &n->ft);
+}
+
+/* Counting scans the whole snapshot, which took more time than running the inputs: it is done
+ * once, where the first folder ends. */
 static void note(int fd, long long index, sift_fuzzer *f)
 {
     merge_note n = {.index = index};
-    sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &n.cov, NULL);
-    sift_snapshot_count(f->snap, f->mask, NULL, &n.ft);
+    if (index == -1) count_coverage(f, &n);
     if (write(fd, &n, sizeof n) != sizeof n) _exit(1);
 }
 
@@ -203,6 +211,8 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
         start = (size_t)last.index + 1;
         if (start >= n) break;
     }
+    /* The children are gone; the coverage they shared is all there. */
+    count_coverage(f, &last);
     size_t after = 0;
     free_sorted(list_sorted(f->opts->inputs, 1, &after), after);
     fprintf(stderr,
