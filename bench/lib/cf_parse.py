@@ -187,15 +187,19 @@ def collect(folder):
         log = read(folder, flow + '.log')
         out[(flow, 'exit code')] = rc_class(exit_code(folder, flow))
         out[(flow, 'crash type / state')] = ' | '.join(crash_type_and_state(log))
+    out[('fuzz_fork', 'exit code')] = rc_class(exit_code(folder, 'fuzz_fork'))
+    out[('fuzz_fork', 'max_len from the log')] = fuzz_stats(read(folder, 'fuzz_fork.log'))[
+        'max_len from the log']
     padded = file_info(folder, 'padded-testcase') or b''
-    for flow, name in [('minimize', 'minimized'), ('cleanse', 'cleansed')]:
+    for flow, name in [('minimize', 'minimized'), ('cleanse', 'cleansed'),
+                       ('cleanse_minimized', 'cleansed-minimized')]:
         data = file_info(folder, name)
         out[(flow, 'exit code')] = rc_class(exit_code(folder, flow))
         out[(flow, 'output written')] = 'no' if data is None else 'yes'
         if flow == 'minimize':
             out[(flow, 'smaller than its input')] = int(data is not None and len(data) < len(padded))
             out[(flow, 'size (bytes)')] = 'none' if data is None else len(data)
-        else:
+        elif flow == 'cleanse':
             out[(flow, 'same size, other bytes')] = int(
                 data is not None and len(data) == len(padded) and data != padded)
     out[('prune', 'exit code')] = rc_class(exit_code(folder, 'prune'))
@@ -209,6 +213,10 @@ def collect(folder):
         data = file_info(os.path.join(folder, 'prune_in'), unit)
         out[('prune', unit + ' left out')] = int(
             data is not None and hashlib.sha1(data).hexdigest() not in kept)
+    artifacts = os.path.join(folder, 'prune_crashes')
+    out[('prune', 'artifacts written')] = ' '.join(sorted(
+        re.sub(r'[0-9a-f]{40}', '<sha1>', name)
+        for name in (os.listdir(artifacts) if os.path.isdir(artifacts) else []))) or 'none'
     out[('two-step merge', 'multistep marker in binary')] = int(
         read(folder, 'multistep.marker').strip() not in ('', '0'))
     steps = []
