@@ -318,6 +318,27 @@ static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
     assert_int_equal(entries("into", "[!.]*"), 3); /* a, paren and minus, not dup or crash */
 }
 
+/* A merge counts edges, as libFuzzer's counts its counters: "1" and "7" take the same edges
+ * through calc and differ only in the values its functions return, so one of them is enough;
+ * asked for values alone, it keeps both. */
+static void merge_keeps_inputs_for_edges_not_values(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *flags;
+        long kept;
+    } cases[] = {{"", 1}, {"-features=edges,values", 1}, {"-features=values", 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = SIFT_TEST_SH("rm -rf into from && mkdir into from && printf 1 > from/one && "
+                              "printf 7 > from/seven && ./calc -merge=1 %s into from",
+                              cases[i].flags);
+        assert_int_equal(rc, 0);
+        if (entries("into", "[!.]*") != cases[i].kept)
+            fail_msg("'%s': kept %ld, not %ld", cases[i].flags, entries("into", "[!.]*"),
+                     cases[i].kept);
+    }
+}
+
 /* ClusterFuzz prunes corpora with -merge=1: a hanging input must cost that input only (the
  * engine's periodic alarm once turned the wait for it into a blocking read), and so must a
  * crashing one, in the first folder as in the others. Each leaves its artifact, as in
@@ -572,6 +593,7 @@ int main(void)
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
+        cmocka_unit_test(merge_keeps_inputs_for_edges_not_values),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
         cmocka_unit_test(minimize_crash_lowers_a_length_byte),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
