@@ -188,11 +188,12 @@ def collect(folder):
         out[(flow, 'exit code')] = rc_class(exit_code(folder, flow))
         out[(flow, 'crash type / state')] = ' | '.join(crash_type_and_state(log))
     out[('fuzz_fork', 'exit code')] = rc_class(exit_code(folder, 'fuzz_fork'))
-    out[('fuzz_fork', 'max_len from the log')] = fuzz_stats(read(folder, 'fuzz_fork.log'))[
-        'max_len from the log']
+    max_len = [m.group(1) for l in read(folder, 'fuzz_fork.log').splitlines()
+               for m in [MAX_LEN.match(l)] if m]
+    out[('fuzz_fork', 'max_len from the log')] = max_len[0] if max_len else 'none'
     padded = file_info(folder, 'padded-testcase') or b''
     for flow, name in [('minimize', 'minimized'), ('cleanse', 'cleansed'),
-                       ('cleanse_minimized', 'cleansed-minimized')]:
+                       ('cleanse_again', 'cleansed-twice')]:
         data = file_info(folder, name)
         out[(flow, 'exit code')] = rc_class(exit_code(folder, flow))
         out[(flow, 'output written')] = 'no' if data is None else 'yes'
