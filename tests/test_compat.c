@@ -102,6 +102,27 @@ static void reload_takes_in_what_others_saved(void **state)
     assert_null(strstr(proc.err, "RELOAD"));
 }
 
+/* The mutations of the inputs calc keeps, by the traces of their NEW lines: -cross_over=0
+ * leaves crossover out, and -mutate_depth=1 stacks one operator on a mutant (input-to-state's
+ * "All" stage works on a mutant that ran, and adds its own name to that mutant's). */
+static void cross_over_and_mutate_depth(void **state)
+{
+    (void)state;
+    static const char count[] =
+        "rm -rf c && mkdir c && ./calc -seed=1 -runs=30000 %s c 2>&1 | grep -a 'MS:' > ms; "
+        "echo $(wc -l < ms) $(grep -c CrossOver ms) $(grep -v 'All-$' ms | grep -vc 'MS: 1 ')";
+    static const char *const flags[] = {"", "-cross_over=0", "-mutate_depth=1"};
+    long lines[3], crossed[3], stacked[3];
+    for (size_t i = 0; i < 3; i++) {
+        SIFT_TEST_SH(count, flags[i]);
+        assert_int_equal(sscanf(proc.out, "%ld %ld %ld", &lines[i], &crossed[i], &stacked[i]), 3);
+        assert_true(lines[i] > 10);
+    }
+    assert_true(crossed[0] > 0 && stacked[0] > 0);
+    assert_int_equal(crossed[1], 0);
+    assert_int_equal(stacked[2], 0);
+}
+
 /* ClusterFuzz's two-step merge passes -merge_control_file; a merge started again over the same
  * files skips the inputs that stopped the last one. */
 static void merge_control_file_records_and_resumes(void **state)
@@ -233,6 +254,7 @@ int main(void)
         cmocka_unit_test(merge_control_file_follows_no_planted_link),
         cmocka_unit_test(sigterm_ends_a_merge),
         cmocka_unit_test(overwritten_input_is_reported),
+        cmocka_unit_test(cross_over_and_mutate_depth),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -41,6 +41,8 @@ static const struct {
     I(print_final_stats, 0, 0, 1),
     I(report_slow_units, 10, 0, INT_MAX),
     I(only_ascii, 0, 0, 1),
+    I(cross_over, 1, 0, 1),
+    I(mutate_depth, 5, 1, INT_MAX),
     I(close_fd_mask, 0, 0, 3),
     I(use_value_profile, 0, 0, 2),
     I(use_cmp, 1, 0, 1),

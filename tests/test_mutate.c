@@ -335,6 +335,31 @@ static void cmp_again_applies_every_pair_of_the_last_run(void **state)
     free(t);
 }
 
+/* The stack of operators on one mutant (the "-" separated names of its trace): 1 at most with
+ * -mutate_depth=1, several at times without a cap. */
+static void depth_is_capped(void **state)
+{
+    (void)state;
+    for (unsigned cap = 0; cap <= 1; cap++) {
+        sift_rng rng;
+        sift_mutator m = mutator(&rng, 21);
+        m.max_depth = cap;
+        unsigned most = 0;
+        for (int i = 0; i < 2000; i++) {
+            uint8_t buf[64] = "hello, world";
+            sift_mutate(&m, buf, 12, sizeof buf);
+            unsigned ops = 0;
+            for (const char *c = m.trace; *c; c++)
+                ops += *c == '-';
+            if (ops > most) most = ops;
+        }
+        if (cap)
+            assert_int_equal(most, 1);
+        else
+            assert_true(most > 1);
+    }
+}
+
 static void crossover_uses_other_input(void **state)
 {
     (void)state;
@@ -444,6 +469,7 @@ int main(void)
         cmocka_unit_test(cmp_bytes_of_a_copy_found_without_its_terminator),
         cmocka_unit_test(cmp_again_applies_every_pair_of_the_last_run),
         cmocka_unit_test(crossover_uses_other_input),
+        cmocka_unit_test(depth_is_capped),
         cmocka_unit_test(ascii_int_can_grow),
         cmocka_unit_test(mini_fuzz_finds_int_magic),
         cmocka_unit_test(mini_fuzz_finds_memcmp_magic),

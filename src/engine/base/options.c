@@ -98,6 +98,10 @@ static const flag flags[] = {
          "With -fork, -jobs or -workers: if 1, go on after an out-of-memory; if 0, end at the "
          "first."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
+    BOOL(cross_over, 1,
+         "If 1, cross inputs over (sift's CrossOver mutation, and LLVMFuzzerCustomCrossOver)."),
+    INT(mutate_depth, 5, 1, INT_MAX,
+        "Stack at most this many mutations on one input (sift stacks 1..5, most often 1 or 2)."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
     STRING(artifact_prefix, 0,
            "Write failing inputs as $(artifact_prefix)crash-<sha1>, timeout-<sha1>, ... "

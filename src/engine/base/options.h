@@ -30,6 +30,8 @@ typedef struct {
     long long ignore_crashes, ignore_timeouts, ignore_ooms; /* of -workers campaigns */
     long long print_final_stats;
     long long only_ascii;
+    long long cross_over;    /* 0: no crossover, the user's nor sift's */
+    long long mutate_depth;  /* the most operators stacked on one mutant */
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
     long long use_value_profile;
     long long use_cmp;

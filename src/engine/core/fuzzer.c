@@ -93,9 +93,10 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
         .rng = &f->rng,
         .dict = f->dict.count ? &f->dict : NULL,
         .cmps = opts->use_cmp ? sift_exec_cmps(f) : NULL,
-        .pick_other = pick_other,
+        .pick_other = opts->cross_over ? pick_other : NULL,
         .pick_ctx = f,
         .only_ascii = opts->only_ascii != 0,
+        .max_depth = (unsigned)opts->mutate_depth,
     };
     f->fault.opts = opts;
     f->fault.argv0 = argv0;
@@ -401,7 +402,7 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
 {
     size_t size = e->size < f->len_limit ? e->size : f->len_limit;
     memcpy(f->buf, e->data, size);
-    if (LLVMFuzzerCustomCrossOver && sift_rng_below(&f->rng, 8) == 0) {
+    if (LLVMFuzzerCustomCrossOver && f->opts->cross_over && sift_rng_below(&f->rng, 8) == 0) {
         size_t other_len = 0;
         const uint8_t *other = pick_other(f, &other_len);
         if (other) {

@@ -274,6 +274,7 @@ size_t sift_mutate(sift_mutator *m, uint8_t *data, size_t size, size_t max_size)
     /* 1 + trailing zero bits of a random word, capped: 1/2, 1/4, 1/8, 1/16, 1/16. */
     uint64_t r = sift_rng_next(m->rng) | (uint64_t)1 << (MAX_DEPTH - 1);
     unsigned depth = 1 + (unsigned)__builtin_ctzll(r);
+    if (m->max_depth && depth > m->max_depth) depth = m->max_depth;
     bool applied = false;
     if (!size) {
         bool repeated = sift_mut_below(m, 2);

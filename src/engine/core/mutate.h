@@ -19,6 +19,7 @@ typedef struct {
     sift_pick_fn pick_other;    /* crossover source, may be NULL */
     void *pick_ctx;
     bool only_ascii;
+    unsigned max_depth; /* the most operators stacked on one mutant (-mutate_depth); 0: no cap */
     /* Names of the operators applied by the last sift_mutate call, "-"-separated as libFuzzer
      * prints them after "MS:", e.g. "ChangeByte-CMP-". */
     char trace[256];
