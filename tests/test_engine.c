@@ -266,15 +266,20 @@ static void malloc_limit_stops_at_the_allocation(void **state)
     assert_int_equal(entries("a", "oom-*"), 1);
 }
 
+/* A leak is reported from a corpus folder with its artifact, and from a file without one, as
+ * every other fault (timeouts_ooms_and_signals_leave_artifacts). */
 static void leaks_need_a_sanitizer(void **state)
 {
     (void)state;
     if (!SIFT_TEST_SAN[0]) skip(); /* leak checks come with the sanitizers */
-    int rc =
-        SIFT_TEST_SH("rm -rf a && mkdir a && printf L > in && ./faults -artifact_prefix=a/ in");
-    assert_int_not_equal(rc, 0);
-    assert_non_null(strstr(proc.err, "detected memory leaks"));
-    assert_int_equal(entries("a", "leak-*"), 1);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        int rc = SIFT_TEST_SH("rm -rf a c && mkdir a c && printf L > c/in && ./faults -runs=0 "
+                              "-artifact_prefix=a/ %s",
+                              from_file ? "c/in" : "c");
+        assert_int_not_equal(rc, 0);
+        assert_non_null(strstr(proc.err, "detected memory leaks"));
+        assert_int_equal(entries("a", "leak-*"), from_file ? 0 : 1);
+    }
 }
 
 static void bad_flags_and_paths_get_one_line(void **state)
