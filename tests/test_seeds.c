@@ -109,12 +109,37 @@ static void odd_corpus_entries_are_skipped(void **state)
     assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 0b max: 0b"));
 }
 
+/* -seed_inputs names seed files besides the corpus folders', as a list or in a file that holds
+ * the list ("@FILE"); both count among the seeds read, with or without a folder. A list file
+ * that cannot be read, or a list of no names, stops the run with one line. */
+static void seed_inputs_are_read_with_the_folders(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("rm -rf s f && mkdir s f && printf '1+2' > s/a && "
+                                  "printf '(3*4)' > s/b && printf 's/a,s/b\n' > list && "
+                                  "printf 9-1 > f/c"),
+                     0);
+    static const char *const runs[] = {"-seed_inputs=s/a,s/b", "-seed_inputs=@list"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(SIFT_TEST_SH("./calc -runs=0 %s", runs[i]), 0);
+        assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 2 min: 3b max: 5b"));
+        assert_int_equal(SIFT_TEST_SH("./calc -runs=0 %s f", runs[i]), 0);
+        assert_non_null(strstr(proc.err, "INFO: seed corpus: files: 3 min: 3b max: 5b"));
+    }
+    assert_int_equal(SIFT_TEST_SH("./calc -runs=0 -seed_inputs=@nolist"), 1);
+    sift_test_one_line(&proc, "missing list",
+                       "sift: -seed_inputs=@nolist: nolist: No such file or directory");
+    assert_int_equal(SIFT_TEST_SH("./calc -runs=0 -seed_inputs=,"), 1);
+    sift_test_one_line(&proc, "empty list", "sift: -seed_inputs=,: names no file");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(any_number_of_input_files_run),
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(odd_corpus_entries_are_skipped),
+        cmocka_unit_test(seed_inputs_are_read_with_the_folders),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -16,7 +16,7 @@
 /* Deep enough for any real corpus; also bounds the recursion. */
 #define MAX_DEPTH 32
 
-static int push(sift_pathlist *list, const char *path)
+int sift_pathlist_add(sift_pathlist *list, const char *path)
 {
     if (list->count == list->cap) {
         size_t cap = list->cap ? list->cap * 2 : 64;
@@ -111,7 +111,7 @@ static int walk(sift_pathlist *list, DIR *d, const char *dir, seen_set *seen, in
         if (stat(path, &st) != 0) {
             skip(list, path, strerror(errno));
         } else if (S_ISREG(st.st_mode)) {
-            rc = push(list, path);
+            rc = sift_pathlist_add(list, path);
         } else if (!S_ISDIR(st.st_mode)) {
             skip(list, path, "not a regular file");
         } else if (depth + 1 >= MAX_DEPTH) {
@@ -190,7 +190,7 @@ int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t err
         else if (!S_ISREG(st.st_mode))
             skip(list, path, "not a regular file");
         else
-            rc = push(list, path);
+            rc = sift_pathlist_add(list, path);
     }
     closedir(d);
     if (rc != 0) snprintf(err, errlen, "%s: out of memory while listing", dir);

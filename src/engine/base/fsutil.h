@@ -25,6 +25,9 @@ int sift_fs_list(sift_pathlist *list, const char *dir, char *err, size_t errlen)
  * DIR itself must be a real folder. */
 int sift_fs_list_own(sift_pathlist *list, const char *dir, char *err, size_t errlen);
 
+/* Appends a copy of PATH to LIST; -1 when out of memory. */
+int sift_pathlist_add(sift_pathlist *list, const char *path);
+
 void sift_pathlist_free(sift_pathlist *list);
 
 /* Reads at most MAX bytes of PATH into a fresh buffer (*DATA, free() it; never NULL on

@@ -47,6 +47,7 @@ typedef struct {
     long long help;
     long long status; /* -status: how progress shows (sift_status_mode) */
     const char *dict;
+    const char *seed_inputs; /* "a,b" or "@file" holding that list: seeds besides the folders' */
     const char *artifact_prefix;
     const char *exact_artifact_path;
     long long report_slow_units; /* seconds; 0 reports every new slowest input */

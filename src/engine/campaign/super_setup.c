@@ -4,6 +4,7 @@
 #include "engine/campaign/super_setup.h"
 #include "engine/base/limits.h"
 #include "engine/campaign/store.h"
+#include "engine/core/seeds.h"
 #include "rt/rt.h"
 
 #include <errno.h>
@@ -40,6 +41,7 @@ static int list_inputs(sift_super *s)
         }
         if (i == 0) first_dir_end = s->paths.count;
     }
+    if (o->seed_inputs && sift_seeds_add_inputs(o->seed_inputs, &s->paths) != 0) return -1;
     if (s->paths.skipped)
         fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
                 s->paths.skipped, s->paths.skipped > 1 ? "first: " : "", s->paths.first_skip);

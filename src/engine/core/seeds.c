@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int by_size(const void *a, const void *b)
 {
@@ -16,8 +17,49 @@ static int by_size(const void *a, const void *b)
     return (x->size > y->size) - (x->size < y->size);
 }
 
-/* Every readable file of O's folders into PATHS; -1 after a line naming a folder that cannot
- * be listed. */
+/* The most a -seed_inputs=@LIST file may hold. */
+#define SEED_LIST_MAX (16u << 20)
+
+int sift_seeds_add_inputs(const char *spec, sift_pathlist *paths)
+{
+    char *list;
+    if (spec[0] == '@') {
+        uint8_t *data;
+        size_t size;
+        char err[4352];
+        if (sift_fs_read(spec + 1, SEED_LIST_MAX, &data, &size, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "sift: -seed_inputs=%s: %s\n", spec, err);
+            return -1;
+        }
+        list = malloc(size + 1);
+        if (list) {
+            memcpy(list, data, size);
+            list[size] = '\0';
+        }
+        free(data);
+    } else {
+        list = strdup(spec);
+    }
+    if (!list) {
+        fprintf(stderr, "sift: out of memory reading -seed_inputs\n");
+        return -1;
+    }
+    size_t before = paths->count;
+    int rc = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",\n", &save); name && rc == 0;
+         name = strtok_r(NULL, ",\n", &save))
+        rc = sift_pathlist_add(paths, name);
+    free(list);
+    if (rc != 0 || paths->count == before) {
+        fprintf(stderr, "sift: -seed_inputs=%s: %s\n", spec,
+                rc ? "out of memory" : "names no file");
+        return -1;
+    }
+    return 0;
+}
+
+/* Every readable file of O's folders, and the files -seed_inputs names, into PATHS; -1 after
+ * a line naming a folder that cannot be listed or a list that cannot be read. */
 static int list_seeds(const sift_options *o, sift_pathlist *paths)
 {
     char err[4352];
@@ -27,6 +69,7 @@ static int list_seeds(const sift_options *o, sift_pathlist *paths)
             return -1;
         }
     }
+    if (o->seed_inputs && sift_seeds_add_inputs(o->seed_inputs, paths) != 0) return -1;
     if (paths->skipped)
         fprintf(stderr, "sift: corpus: skipped %zu entries that are not readable files (%s%s)\n",
                 paths->skipped, paths->skipped > 1 ? "first: " : "", paths->first_skip);
@@ -43,7 +86,7 @@ static void print_seeds(const sift_options *o, const sift_seeds *s, size_t total
                 "INFO: -max_len is not provided; libFuzzer will not generate inputs larger than "
                 "%zu bytes\n",
                 s->max_len);
-    if (o->ninputs == 0 || s->count == 0) {
+    if (s->count == 0) {
         fprintf(stderr, "INFO: A corpus is not provided, starting from an empty corpus\n");
         return;
     }

@@ -3,6 +3,7 @@
 #ifndef SIFT_SEEDS_H
 #define SIFT_SEEDS_H
 
+#include "engine/base/fsutil.h"
 #include "engine/base/options.h"
 
 #include <stddef.h>
@@ -23,6 +24,12 @@ typedef struct {
  * file that cannot be read is skipped with a line that names it. 0, or -1 after one line that
  * says why (a folder that cannot be listed, no memory). */
 int sift_seeds_read(const sift_options *o, sift_seeds *out);
+
+/* Appends the files that -seed_inputs=SPEC names to PATHS: "a,b", or "@LIST" for a file that
+ * holds that list, as libFuzzer reads it. 0, or -1 after one line naming the list file that
+ * cannot be read or an empty list (a named seed that cannot be read is skipped later, with
+ * a line, as a corpus file is). */
+int sift_seeds_add_inputs(const char *spec, sift_pathlist *paths);
 void sift_seeds_free(sift_seeds *s);
 
 #endif
