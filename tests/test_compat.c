@@ -123,6 +123,18 @@ static void cross_over_and_mutate_depth(void **state)
     assert_int_equal(stacked[2], 0);
 }
 
+/* libFuzzer's seed is an unsigned int: -seed=-1 is 4294967295, the same campaign. */
+static void negative_seed_converts_as_libfuzzer_reads_it(void **state)
+{
+    (void)state;
+    /* calc's planted crash may end either run; both end alike. */
+    assert_int_equal(SIFT_TEST_SH("rm -f err; for s in -1 4294967295; do rm -rf c && mkdir c && "
+                                  "./calc -seed=$s -runs=2000 c 2>>err; ls c > l$s; done; "
+                                  "cmp l-1 l4294967295 && test -s l-1 && cat err"),
+                     0);
+    assert_non_null(strstr(proc.out, "INFO: Seed: 4294967295\n"));
+}
+
 /* ClusterFuzz's two-step merge passes -merge_control_file; a merge started again over the same
  * files skips the inputs that stopped the last one. */
 static void merge_control_file_records_and_resumes(void **state)
@@ -255,6 +267,7 @@ int main(void)
         cmocka_unit_test(sigterm_ends_a_merge),
         cmocka_unit_test(overwritten_input_is_reported),
         cmocka_unit_test(cross_over_and_mutate_depth),
+        cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -31,7 +31,7 @@ static const struct {
     I(runs, -1, -1, LLONG_MAX),
     I(max_len, 0, 0, INT_MAX),
     I(len_control, 100, 0, INT_MAX),
-    I(seed, 0, 0, LLONG_MAX),
+    I(seed, 0, INT_MIN, LLONG_MAX),
     I(timeout, 1200, 0, INT_MAX),
     I(rss_limit_mb, 2048, 0, INT_MAX),
     I(malloc_limit_mb, 0, 0, INT_MAX),

@@ -40,7 +40,9 @@ typedef struct {
  * bytes in 64 bits without overflow. Exit codes must fit the 8 bits a parent process sees. */
 static const flag flags[] = {
     INT(verbosity, 1, 0, INT_MAX, "Verbosity level: 0 errors only, 1 progress, 2 and up more."),
-    INT(seed, 0, 0, LLONG_MAX, "Random seed. If 0, one is taken from the clock and printed."),
+    INT(seed, 0, INT_MIN, LLONG_MAX,
+        "Random seed. If 0, one is taken from the clock and printed; below 0, as libFuzzer's "
+        "unsigned seed reads it (-1 is 4294967295)."),
     INT(runs, -1, -1, LLONG_MAX, "Number of individual test runs (-1 for no limit)."),
     INT(max_len, 0, 0, INT_MAX,
         "Maximum length of a test input. If 0, the longest corpus input, at least 4096."),

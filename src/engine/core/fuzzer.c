@@ -79,8 +79,10 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
         fprintf(stderr, "sift: out of memory setting up the corpus\n");
         return -1;
     }
-    uint64_t seed = opts->seed ? (uint64_t)opts->seed
-                               : (sift_now_ns() ^ (uint64_t)getpid() << 32) % 4294967291u + 1;
+    /* A seed below 0 converts as into libFuzzer's unsigned int seed: -1 is 4294967295. */
+    uint64_t seed = opts->seed > 0   ? (uint64_t)opts->seed
+                    : opts->seed < 0 ? (uint32_t)opts->seed
+                                     : (sift_now_ns() ^ (uint64_t)getpid() << 32) % 4294967291u + 1;
     opts->seed = (long long)seed;
     fprintf(stderr, "INFO: Seed: %llu\n", (unsigned long long)seed);
     if (opts->verbosity) sift_exec_print_modules(f->exec.rt);
