@@ -23,7 +23,8 @@ static int build_harnesses(void **state)
                    sift_test_build(dir, "faults_asan", "tests/fixtures/faults.c",
                                    "-fsanitize=address") ||
                    sift_test_build(dir, "calc", "examples/calc.c", "") ||
-                   sift_test_build(dir, "peer", "tests/fixtures/peer.c", "")
+                   sift_test_build(dir, "peer", "tests/fixtures/peer.c", "") ||
+                   sift_test_build(dir, "argv0", "tests/fixtures/argv0.c", "")
                ? -1
                : 0;
 }
@@ -121,6 +122,16 @@ static void cross_over_and_mutate_depth(void **state)
     assert_true(crossed[0] > 0 && stacked[0] > 0);
     assert_int_equal(crossed[1], 0);
     assert_int_equal(stacked[2], 0);
+}
+
+/* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
+static void modified_argv0_stops_the_run(void **state)
+{
+    (void)state;
+    expect_err("BOGUS_ARGV0=1 ./argv0 -runs=10", 1,
+               "ERROR: argv[0] has been modified in LLVMFuzzerInitialize\n");
+    assert_null(strstr(proc.err, "INITED"));
+    assert_int_equal(SIFT_TEST_SH("./argv0 -runs=10"), 0);
 }
 
 /* libFuzzer's seed is an unsigned int: -seed=-1 is 4294967295, the same campaign. */
@@ -268,6 +279,7 @@ int main(void)
         cmocka_unit_test(overwritten_input_is_reported),
         cmocka_unit_test(cross_over_and_mutate_depth),
         cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
+        cmocka_unit_test(modified_argv0_stops_the_run),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

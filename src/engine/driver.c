@@ -179,6 +179,24 @@ static void report_ignored(const sift_options *o)
     }
 }
 
+/* Runs the harness's LLVMFuzzerInitialize, which may change the arguments but not argv[0]:
+ * libFuzzer, which runs itself again by that name, stops there with this line, and so does
+ * sift, so that a harness behaves the same under both. */
+static int initialize(int *argc, char ***argv)
+{
+    char *argv0 = strdup((*argv)[0]);
+    if (!argv0) {
+        fprintf(stderr, "sift: out of memory\n");
+        return -1;
+    }
+    LLVMFuzzerInitialize(argc, argv);
+    bool same = *argc > 0 && *argv && (*argv)[0] && !strcmp((*argv)[0], argv0);
+    free(argv0);
+    if (same) return 0;
+    fprintf(stderr, "ERROR: argv[0] has been modified in LLVMFuzzerInitialize\n");
+    return -1;
+}
+
 int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
@@ -217,7 +235,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
     }
     if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
     sift_handlers_note();
-    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
+    if (LLVMFuzzerInitialize && initialize(&argc, &argv) != 0) return 1;
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;
     int rc;
