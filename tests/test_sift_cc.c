@@ -97,6 +97,23 @@ static bool has_text(const char *out, const char *text)
     return strstr(out, text) != NULL;
 }
 
+/* Whether the clang driver got TEXT (in a line of OUT) other than in the front end's
+ * "-Xclang -fsanitize=fuzzer-no-link" that sift-cc passes on every compile. */
+static bool driver_has(const char *out, const char *text)
+{
+    static const char front_end[] = "-Xclang\n-fsanitize=fuzzer-no-link\n";
+    for (const char *p = out; (p = strstr(p, text)); p++) {
+        const char *line = p;
+        while (line > out && line[-1] != '\n')
+            line--;
+        size_t before = sizeof "-Xclang\n" - 1;
+        if (line - out < (ptrdiff_t)before ||
+            strncmp(line - before, front_end, sizeof front_end - 1))
+            return true;
+    }
+    return false;
+}
+
 static void test_version(void **state)
 {
     (void)state;
@@ -147,8 +164,8 @@ static void expect_libs(fixture *f, const char *const *args, bool rt, bool fuzze
                  fuzzer ? " fuzzer" : "", p.out);
     assert_int_equal(has_text(p.out, "\n-x\nnone\n-Wl,--whole-archive\n"), rt);
     assert_int_equal(has_line(p.out, "-lpthread"), rt);
-    assert_false(has_text(p.out, "fuzzer\n"));
-    assert_false(has_text(p.out, "fuzzer-no-link"));
+    assert_false(driver_has(p.out, "fuzzer\n"));
+    assert_false(driver_has(p.out, "fuzzer-no-link"));
 }
 
 static void test_links(void **state)
@@ -215,7 +232,7 @@ static void test_sanitizer_list(void **state)
     fake_run(f, &p, (const char *[]){"-fsanitize=fuzzer,undefined,address", "a.c", NULL});
     assert_true(has_line(p.out, "-fsanitize=undefined,address"));
     fake_run(f, &p, (const char *[]){"-fsanitize=fuzzer", "-c", "a.c", NULL});
-    assert_false(has_text(p.out, "-fsanitize="));
+    assert_false(driver_has(p.out, "-fsanitize="));
 }
 
 /* memcmp and friends are interposed only where no sanitizer intercepts them already. */
@@ -374,6 +391,39 @@ static void test_harness_in_an_archive(void **state)
 }
 
 /* Sanitizers the user names stay on: the object holds both ASan's checks and sift's counters. */
+/* The size of OBJ's section of edge counters, by binutils' size. */
+static long counters_of(const char *obj)
+{
+    sift_test_proc p;
+    sift_test_run(&p, (const char *[]){"size", "-A", obj, NULL}, NULL);
+    assert_int_equal(p.status, 0);
+    const char *line = strstr(p.out, "__sancov_cntrs");
+    assert_non_null(line);
+    return strtol(line + strlen("__sancov_cntrs"), NULL, 10);
+}
+
+/* sift-cc's optimiser keeps the branches that clang's -fsanitize=fuzzer-no-link keeps (its
+ * optforfuzzing attribute), so that a sift build has libFuzzer's edges: one counter per branch
+ * of the fixture, where a plain coverage build turns two of them into selects. */
+static void test_edges_as_libfuzzer(void **state)
+{
+    fixture *f = *state;
+    char *sift =
+        build_real(f, "edges-sift.o", (const char *[]){"-O2", "-c", FIXTURES "/branches.c", NULL});
+    char *clang;
+    assert_true(asprintf(&clang, "%s/edges-clang.o", f->dir) > 0);
+    sift_test_proc p;
+    sift_test_run(&p,
+                  (const char *[]){"clang", "-O2", "-fsanitize=fuzzer-no-link", "-c",
+                                   FIXTURES "/branches.c", "-o", clang, NULL},
+                  NULL);
+    assert_int_equal(p.status, 0);
+    assert_int_equal(counters_of(sift), counters_of(clang));
+    assert_int_equal(counters_of(sift), 5);
+    free(sift);
+    free(clang);
+}
+
 static void test_address_kept(void **state)
 {
     char *obj = build_real(
@@ -478,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_harness),
         cmocka_unit_test(test_harness_in_an_archive),
         cmocka_unit_test(test_address_kept),
+        cmocka_unit_test(test_edges_as_libfuzzer),
         cmocka_unit_test(test_interposers),
         cmocka_unit_test(test_fuzzer_no_link_executables),
         cmocka_unit_test(test_autotools_project),

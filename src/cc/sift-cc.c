@@ -125,6 +125,13 @@ static int compile_flags(const sift_cc_plan *plan, parts *p, char **out)
 {
     int n = 0;
     if (!plan->user_coverage) out[n++] = SIFT_COVERAGE_FLAGS;
+    /* What clang's -fsanitize=fuzzer-no-link does besides coverage: it marks every function
+     * optforfuzzing, so that the optimiser keeps branches it would turn into selects, and each
+     * keeps its edge. Without it a libpng build had 853 counters where libFuzzer's has 1086,
+     * and a corpus merged by sift reached 1% fewer of the libFuzzer build's edges. Only the
+     * front end takes the kind this way, with no coverage or runtime of its own. */
+    out[n++] = "-Xclang";
+    out[n++] = "-fsanitize=fuzzer-no-link";
     /* Calls to these must stay calls, or neither a sanitizer's interceptors nor sift's
      * interposers see the operands (the list clang itself uses for -fsanitize=fuzzer). */
     for (size_t i = 0; no_builtin[i]; i++)
