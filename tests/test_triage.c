@@ -99,6 +99,11 @@ static void final_stats_follow_every_fault(void **state)
                      0);
     expect_final_stats("end");
     assert_int_equal(stat_value(proc.err, "number_of_executed_units"), 300);
+    /* And after running files, as libFuzzer prints them after its NOTE. */
+    assert_int_equal(SIFT_TEST_SH("printf x > f && ./tlv -runs=5 -print_final_stats=1 f f"), 0);
+    expect_final_stats("files");
+    assert_int_equal(stat_value(proc.err, "number_of_executed_units"), 10);
+    assert_non_null(strstr(proc.err, "inputs.\n***\nstat::number_of_executed_units:"));
 }
 
 /* The number right after the first PREFIX in TEXT, as the tools' (\\d+) reads it; fails the

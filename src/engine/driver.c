@@ -63,6 +63,8 @@ static int reproduce(sift_fuzzer *f, char **argv)
     }
     fprintf(stderr, "***\n*** NOTE: fuzzing was not performed, you have only\n"
                     "***       executed the target code on a fixed set of inputs.\n***\n");
+    /* -print_final_stats=1, as libFuzzer prints them after running files too. */
+    if (f->fault.final_stats) f->fault.final_stats(f->fault.final_stats_ctx);
     return 0;
 }
 
