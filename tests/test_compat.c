@@ -124,6 +124,19 @@ static void cross_over_and_mutate_depth(void **state)
     assert_int_equal(stacked[2], 0);
 }
 
+/* A target that takes the sanitizer's crash state reports for itself: its exit is not one that
+ * libFuzzer reports, nor does sift. */
+static void acquired_crash_state_silences_the_exit(void **state)
+{
+    (void)state;
+    assert_int_equal(
+        SIFT_TEST_SH("rm -rf c && mkdir c && printf Q > c/q && ./faults_asan -runs=0 c"), 0);
+    assert_null(strstr(proc.err, "fuzz target exited"));
+    /* Without ASan too: the sanitizer runtime that clang links for coverage has the state. */
+    assert_int_equal(SIFT_TEST_SH("./faults -runs=0 c"), 0);
+    assert_null(strstr(proc.err, "fuzz target exited"));
+}
+
 /* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
 static void modified_argv0_stops_the_run(void **state)
 {
@@ -280,6 +293,7 @@ int main(void)
         cmocka_unit_test(cross_over_and_mutate_depth),
         cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
         cmocka_unit_test(modified_argv0_stops_the_run),
+        cmocka_unit_test(acquired_crash_state_silences_the_exit),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -35,6 +35,7 @@ extern int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const v
                                                      void (*free_hook)(const volatile void *))
     __attribute__((weak));
 extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+extern int __sanitizer_acquire_crash_state(void) __attribute__((weak));
 /* Defined where sift-cc wrapped the program's allocation functions, a build without a
  * sanitizer's allocator (src/rt/interpose/alloc.c); NULL otherwise. */
 extern void __sift_malloc_limit(size_t bytes, void (*exceeded)(size_t size)) __attribute__((weak));
@@ -97,6 +98,14 @@ static bool claim_report(const char *kind, long long exit_code)
     atomic_store(&g_report_exit, (int)exit_code);
     atomic_store(&g_report_since_ns, sift_now_ns());
     return true;
+}
+
+/* Whether the sanitizer's crash state is still free to take, and now taken: a target that took
+ * it reports for itself, and libFuzzer then reports no exit, timeout or out-of-memory of its
+ * own. True without a sanitizer. */
+static bool take_crash_state(void)
+{
+    return !__sanitizer_acquire_crash_state || __sanitizer_acquire_crash_state();
 }
 
 /* Starts a line as libFuzzer starts its error lines: "==PID== ". */
@@ -216,7 +225,7 @@ static void on_alarm(int sig, siginfo_t *info, void *uctx)
     }
     uint64_t started = f->started_ns;
     uint64_t seconds = started ? (sift_now_ns() - started) / SIFT_SECOND_NS : 0;
-    if (seconds < (uint64_t)f->opts->timeout ||
+    if (seconds < (uint64_t)f->opts->timeout || !take_crash_state() ||
         !claim_report("timeout", f->opts->timeout_exitcode)) {
         errno = saved;
         return;
@@ -285,7 +294,8 @@ static void on_exit_during_input(void)
 {
     sift_fault *f = g_fault;
     stop_if_a_child_crashed(f);
-    if (!f->started_ns || getpid() != g_fuzz_pid || !claim_report("crash", f->opts->error_exitcode))
+    if (!f->started_ns || getpid() != g_fuzz_pid || !take_crash_state() ||
+        !claim_report("crash", f->opts->error_exitcode))
         return;
     say_pid("ERROR: libFuzzer: fuzz target exited\n");
     print_stack_trace();
@@ -344,7 +354,8 @@ static void *watch_process(void *arg)
         sleep(1);
         end_stalled_report(f);
         size_t used = sift_fault_rss_mb();
-        if (!limit || used <= limit || !claim_report("oom", SIFT_EXIT_OOM)) continue;
+        if (!limit || used <= limit || !take_crash_state() || !claim_report("oom", SIFT_EXIT_OOM))
+            continue;
         sift_report o;
         o.len = 0;
         out_of_memory_header(&o);
