@@ -137,6 +137,18 @@ static void acquired_crash_state_silences_the_exit(void **state)
     assert_null(strstr(proc.err, "fuzz target exited"));
 }
 
+/* -close_fd_mask=2 silences the target's stderr, not the sanitizer's report, which goes to a
+ * copy of it, as libFuzzer sends it. */
+static void silenced_stderr_keeps_the_sanitizer_report(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c a && mkdir c a && printf B > c/b && "
+                          "./faults_asan -runs=0 -close_fd_mask=2 -artifact_prefix=a/ c");
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "ERROR: AddressSanitizer: heap-buffer-overflow"));
+    assert_non_null(strstr(proc.err, "Test unit written to a/crash-"));
+}
+
 /* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
 static void modified_argv0_stops_the_run(void **state)
 {
@@ -294,6 +306,7 @@ int main(void)
         cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
         cmocka_unit_test(modified_argv0_stops_the_run),
         cmocka_unit_test(acquired_crash_state_silences_the_exit),
+        cmocka_unit_test(silenced_stderr_keeps_the_sanitizer_report),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

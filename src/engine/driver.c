@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,22 @@
 #include <unistd.h>
 
 extern int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+/* A sanitizer runtime's, when one is linked in. */
+extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
-/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr. Crash reports
- * keep a copy of the old stderr, so a crash found with a silenced target is still explained. */
+/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr. Crash reports,
+ * sift's and the sanitizer's, go to a copy of the old stderr, as libFuzzer sends them, so a
+ * crash found with a silenced target is still explained. */
 static void close_fds(long long mask)
 {
     int null = open("/dev/null", O_WRONLY);
     if (null < 0) return;
-    if (mask & 2) sift_report_set_fd(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3));
+    if (mask & 2) {
+        int copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        sift_report_set_fd(copy);
+        if (copy >= 0 && __sanitizer_set_report_fd)
+            __sanitizer_set_report_fd((void *)(intptr_t)copy);
+    }
     if (mask & 1) dup2(null, STDOUT_FILENO);
     if (mask & 2) dup2(null, STDERR_FILENO);
     close(null);
