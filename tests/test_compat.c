@@ -116,7 +116,11 @@ static void cross_over_and_mutate_depth(void **state)
     long lines[3], crossed[3], stacked[3];
     for (size_t i = 0; i < 3; i++) {
         SIFT_TEST_SH(count, flags[i]);
-        assert_int_equal(sscanf(proc.out, "%ld %ld %ld", &lines[i], &crossed[i], &stacked[i]), 3);
+        char *end = proc.out;
+        lines[i] = strtol(end, &end, 10);
+        crossed[i] = strtol(end, &end, 10);
+        stacked[i] = strtol(end, &end, 10);
+        assert_string_equal(end, "\n");
         assert_true(lines[i] > 10);
     }
     assert_true(crossed[0] > 0 && stacked[0] > 0);

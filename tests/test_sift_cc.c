@@ -108,7 +108,7 @@ static bool driver_has(const char *out, const char *text)
             line--;
         size_t before = sizeof "-Xclang\n" - 1;
         if (line - out < (ptrdiff_t)before ||
-            strncmp(line - before, front_end, sizeof front_end - 1))
+            strncmp(line - before, front_end, sizeof front_end - 1) != 0)
             return true;
     }
     return false;
@@ -408,14 +408,14 @@ static long counters_of(const char *obj)
 static void test_edges_as_libfuzzer(void **state)
 {
     fixture *f = *state;
-    char *sift =
-        build_real(f, "edges-sift.o", (const char *[]){"-O2", "-c", FIXTURES "/branches.c", NULL});
+    const char *source = FIXTURES "/branches.c";
+    char *sift = build_real(f, "edges-sift.o", (const char *[]){"-O2", "-c", source, NULL});
     char *clang;
     assert_true(asprintf(&clang, "%s/edges-clang.o", f->dir) > 0);
     sift_test_proc p;
     sift_test_run(&p,
-                  (const char *[]){"clang", "-O2", "-fsanitize=fuzzer-no-link", "-c",
-                                   FIXTURES "/branches.c", "-o", clang, NULL},
+                  (const char *[]){"clang", "-O2", "-fsanitize=fuzzer-no-link", "-c", source, "-o",
+                                   clang, NULL},
                   NULL);
     assert_int_equal(p.status, 0);
     assert_int_equal(counters_of(sift), counters_of(clang));
