@@ -40,6 +40,17 @@ static void counts_get_thousands_separators(void **state)
     check_human("sift_human_count", sift_human_count, cases, sizeof cases / sizeof cases[0]);
 }
 
+/* As libFuzzer writes a corpus's size in its status lines. */
+static void sizes_as_libfuzzer_writes_them(void **state)
+{
+    (void)state;
+    static const human_case cases[] = {
+        {0, "0b"},           {16383, "16383b"}, {16384, "16Kb"}, {(16u << 20) - 1, "16383Kb"},
+        {16u << 20, "16Mb"},
+    };
+    check_human("sift_human_size", sift_human_size, cases, sizeof cases / sizeof cases[0]);
+}
+
 static void run_times_are_hours_minutes_seconds(void **state)
 {
     (void)state;
@@ -86,6 +97,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counts_get_thousands_separators),
+        cmocka_unit_test(sizes_as_libfuzzer_writes_them),
         cmocka_unit_test(run_times_are_hours_minutes_seconds),
         cmocka_unit_test(spans_use_their_two_largest_units),
         cmocka_unit_test(names_are_escaped),

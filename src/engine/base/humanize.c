@@ -4,6 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *sift_human_size(uint64_t v, char buf[32])
+{
+    if (v < (1u << 14))
+        snprintf(buf, 32, "%llub", (unsigned long long)v);
+    else if (v < (1u << 24))
+        snprintf(buf, 32, "%lluKb", (unsigned long long)(v >> 10));
+    else
+        snprintf(buf, 32, "%lluMb", (unsigned long long)(v >> 20));
+    return buf;
+}
+
 const char *sift_human_count(uint64_t v, char buf[32])
 {
     char digits[24];

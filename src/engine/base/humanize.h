@@ -8,6 +8,9 @@
 
 /* V with thousands separators: 1234567 is "1,234,567". */
 const char *sift_human_count(uint64_t v, char buf[32]);
+/* V bytes as libFuzzer writes a corpus's size: bytes below 16 KiB ("4096b"), KiB below 16 MiB
+ * ("512Kb"), else MiB ("20Mb"). */
+const char *sift_human_size(uint64_t v, char buf[32]);
 /* A run time of S seconds as H:MM:SS. */
 const char *sift_human_clock(uint64_t s, char buf[32]);
 /* A span of S seconds in its two largest units: 7s, 3m12s, 2h05m, 3d04h. */

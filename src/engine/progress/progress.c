@@ -3,6 +3,7 @@
 #include "engine/progress/progress.h"
 #include "engine/base/clock.h"
 #include "engine/base/files.h"
+#include "engine/base/humanize.h"
 #include "engine/contain/report.h"
 
 #include <errno.h>
@@ -20,15 +21,12 @@ uint64_t sift_progress_rate(uint64_t execs, uint64_t ns)
  * left out here too: an uninstrumented target's INITED line is then libFuzzer's. */
 void sift_progress_line(const sift_progress *p, const char *what, const char *extra)
 {
-    char cov[32] = "", ft[32] = "", corp[64] = "", lim[32] = "", workers[32] = "";
+    char cov[32] = "", ft[32] = "", corp[64] = "", lim[32] = "", workers[32] = "", size[32];
     if (p->cov) snprintf(cov, sizeof cov, " cov: %zu", p->cov);
     if (p->ft) snprintf(ft, sizeof ft, " ft: %zu", p->ft);
-    if (p->corpus && p->corpus_bytes < (1u << 14))
-        snprintf(corp, sizeof corp, " corp: %zu/%zub", p->corpus, p->corpus_bytes);
-    else if (p->corpus && p->corpus_bytes < (1u << 24))
-        snprintf(corp, sizeof corp, " corp: %zu/%zuKb", p->corpus, p->corpus_bytes >> 10);
-    else if (p->corpus)
-        snprintf(corp, sizeof corp, " corp: %zu/%zuMb", p->corpus, p->corpus_bytes >> 20);
+    if (p->corpus)
+        snprintf(corp, sizeof corp, " corp: %zu/%s", p->corpus,
+                 sift_human_size(p->corpus_bytes, size));
     if (p->len_limit) snprintf(lim, sizeof lim, " lim: %zu", p->len_limit);
     if (p->nworkers) snprintf(workers, sizeof workers, " workers: %u", p->nworkers);
     fprintf(stderr, "#%llu\t%-6s%s%s%s%s exec/s: %llu rss: %zuMb%s%s\n",

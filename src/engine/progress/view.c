@@ -35,17 +35,6 @@ bool sift_view_wanted(const sift_options *o)
 
 /* --- Rendering: a pure function of the numbers, so that tests can check it. --- */
 
-static const char *bytes(size_t v, char buf[32])
-{
-    if (v < (1u << 14))
-        snprintf(buf, 32, "%zub", v);
-    else if (v < (1u << 24))
-        snprintf(buf, 32, "%zuKb", v >> 10);
-    else
-        snprintf(buf, 32, "%zuMb", v >> 20);
-    return buf;
-}
-
 typedef struct {
     char *out;
     size_t cap, len;
@@ -114,7 +103,7 @@ unsigned sift_view_render(const sift_progress *st, unsigned width, unsigned max_
         line(&k, "coverage %s edges  features %s  corpus %s (favored %s, %s)",
              sift_human_count(st->cov, a), sift_human_count(st->ft, b),
              sift_human_count(st->corpus, c), sift_human_count(st->favored, d),
-             bytes(st->corpus_bytes, (char[32]){0}));
+             sift_human_size(st->corpus_bytes, (char[32]){0}));
     if (k.lines < limit) {
         char since[48] = "none yet";
         if (st->found_any)
