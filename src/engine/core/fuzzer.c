@@ -404,7 +404,7 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
 {
     size_t size = e->size < f->len_limit ? e->size : f->len_limit;
     memcpy(f->buf, e->data, size);
-    if (LLVMFuzzerCustomCrossOver && f->opts->cross_over && sift_rng_below(&f->rng, 8) == 0) {
+    if (LLVMFuzzerCustomCrossOver && f->mutator.pick_other && sift_rng_below(&f->rng, 8) == 0) {
         size_t other_len = 0;
         const uint8_t *other = pick_other(f, &other_len);
         if (other) {
