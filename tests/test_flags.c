@@ -77,7 +77,7 @@ static const struct {
     int may_be_empty;
 } strings[] = {
     {"dict", offsetof(sift_options, dict), 0},
-    {"seed_inputs", offsetof(sift_options, seed_inputs), 0},
+    {"seed_inputs", offsetof(sift_options, seed_inputs), 1},
     {"artifact_prefix", offsetof(sift_options, artifact_prefix), 1},
     {"exact_artifact_path", offsetof(sift_options, exact_artifact_path), 0},
     {"stats_file", offsetof(sift_options, stats_file), 0},

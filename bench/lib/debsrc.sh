@@ -1,10 +1,28 @@
 # shellcheck shell=bash
 # Debian source packages for the benchmarks: sourced by bench/ scripts, never run alone.
 
+# debsrc_enable PKG: makes apt-get source find PKG. That needs deb-src entries: where there are
+# none, they are added from the deb entries, pointing at the same mirrors.
+debsrc_enable() {
+    apt-cache showsrc "$1" 2>/dev/null | grep -q '^Version:' && return
+    local list=/etc/apt/sources.list.d/sift-deb-src.sources f
+    : >"$list.tmp"
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && [ "$f" != "$list" ] || continue
+        grep -Eq '^Types:.*\<deb\>' "$f" || continue
+        sed -E 's/^Types:.*$/Types: deb-src/' "$f" >>"$list.tmp"
+        echo >>"$list.tmp"
+    done
+    if [ -f /etc/apt/sources.list ]; then
+        sed -nE 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list >"${list%.sources}.list"
+        [ -s "${list%.sources}.list" ] || rm -f "${list%.sources}.list"
+    fi
+    if [ -s "$list.tmp" ]; then mv "$list.tmp" "$list"; else rm -f "$list.tmp"; fi
+    apt-get update -q >&2
+}
+
 # debsrc_fetch PKG DEST CHECK: unpacks PKG's source into DEST once (DEST/PKG-VERSION) and prints
-# that folder; CHECK is a file the tree must hold for an earlier fetch to count. apt-get source
-# needs deb-src entries: where there are none, they are added from the deb entries, pointing at
-# the same mirrors.
+# that folder; CHECK is a file the tree must hold for an earlier fetch to count.
 debsrc_fetch() {
     local pkg=$1 dest=$2 check=$3 src
     src=$(find "$dest" -maxdepth 1 -type d -name "$pkg-*" 2>/dev/null | head -n 1)
@@ -14,22 +32,7 @@ debsrc_fetch() {
     fi
     command -v dpkg-source >/dev/null || apt-get install -y -q dpkg-dev >&2
     rm -rf "$dest" && mkdir -p "$dest"
-    if ! apt-cache showsrc "$pkg" 2>/dev/null | grep -q '^Version:'; then
-        local list=/etc/apt/sources.list.d/sift-deb-src.sources f
-        : >"$list.tmp"
-        for f in /etc/apt/sources.list.d/*.sources; do
-            [ -f "$f" ] && [ "$f" != "$list" ] || continue
-            grep -Eq '^Types:.*\<deb\>' "$f" || continue
-            sed -E 's/^Types:.*$/Types: deb-src/' "$f" >>"$list.tmp"
-            echo >>"$list.tmp"
-        done
-        if [ -f /etc/apt/sources.list ]; then
-            sed -nE 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list >"${list%.sources}.list"
-            [ -s "${list%.sources}.list" ] || rm -f "${list%.sources}.list"
-        fi
-        if [ -s "$list.tmp" ]; then mv "$list.tmp" "$list"; else rm -f "$list.tmp"; fi
-        apt-get update -q >&2
-    fi
+    debsrc_enable "$pkg"
     # The newest version first; a mirror that lacks it (a security update not mirrored yet)
     # falls back to the next.
     local v ok=

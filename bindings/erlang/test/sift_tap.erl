@@ -10,9 +10,21 @@
 
 -spec run([module()]) -> no_return().
 run(Modules) ->
-    Result = eunit:test(Modules, [no_tty, {report, {?MODULE, [{parent, self()}]}}]),
+    Result = eunit:test(tests(Modules), [no_tty, {report, {?MODULE, [{parent, self()}]}}]),
     Failed = receive {sift_tap_failed, N} -> N end,
     halt(case {Result, Failed} of {ok, 0} -> 0; _ -> 1 end).
+
+%% Each simple test of MODULES (name_test/0) with a timeout of 600 s: EUnit's default of 5 s
+%% is a timing, not a verdict, and a first compile on a loaded machine outlasts it (loading the
+%% compiler's modules alone took 7 s under a full load). A timeout around a group is not its
+%% tests' default, hence one per test. Generators (name_test_/0) set their own.
+tests(Modules) ->
+    [case lists:suffix("_test_", atom_to_list(F)) of
+         true -> {generator, M, F};
+         false -> {timeout, 600, {M, F}}
+     end
+     || M <- Modules, {F, 0} <- M:module_info(exports),
+        lists:suffix("_test", atom_to_list(F)) orelse lists:suffix("_test_", atom_to_list(F))].
 
 start(Options) ->
     eunit_listener:start(?MODULE, Options).

@@ -105,7 +105,7 @@ static const flag flags[] = {
     INT(mutate_depth, 5, 1, INT_MAX,
         "Stack at most this many mutations on one input (sift stacks 1..5, most often 1 or 2)."),
     STRING(dict, 1, "Dictionary file (AFL/libFuzzer format) of tokens to insert into inputs."),
-    STRING(seed_inputs, 1,
+    STRING(seed_inputs, 0,
            "Seed input files besides the corpus folders' files: a comma-separated list, or @ "
            "and a file that holds that list."),
     STRING(artifact_prefix, 0,

@@ -20,6 +20,9 @@ static int by_size(const void *a, const void *b)
 /* The most a -seed_inputs=@LIST file may hold. */
 #define SEED_LIST_MAX (16u << 20)
 
+/* libFuzzer's words for a list that names nothing, which tools and its tests look for. */
+#define SEED_LIST_EMPTY "seed_inputs is empty or @file does not exist."
+
 int sift_seeds_add_inputs(const char *spec, sift_pathlist *paths)
 {
     char *list;
@@ -28,7 +31,7 @@ int sift_seeds_add_inputs(const char *spec, sift_pathlist *paths)
         size_t size;
         char err[4352];
         if (sift_fs_read(spec + 1, SEED_LIST_MAX, &data, &size, NULL, err, sizeof err) != 0) {
-            fprintf(stderr, "sift: -seed_inputs=%s: %s\n", spec, err);
+            fprintf(stderr, "sift: -seed_inputs=%s: " SEED_LIST_EMPTY " (%s)\n", spec, err);
             return -1;
         }
         list = malloc(size + 1);
@@ -52,7 +55,7 @@ int sift_seeds_add_inputs(const char *spec, sift_pathlist *paths)
     free(list);
     if (rc != 0 || paths->count == before) {
         fprintf(stderr, "sift: -seed_inputs=%s: %s\n", spec,
-                rc ? "out of memory" : "names no file");
+                rc ? "out of memory" : SEED_LIST_EMPTY);
         return -1;
     }
     return 0;
