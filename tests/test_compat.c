@@ -154,6 +154,27 @@ static void silenced_stderr_keeps_the_sanitizer_report(void **state)
 }
 
 /* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
+/* SIGUSR1 and SIGUSR2 stop a run (a -fork campaign too) after the input that was running, with
+ * libFuzzer's lines and exit code 0; a merge's child writes that input's progress into the control
+ * file first, and what it saved so far stays (there, "U" only: "zz" never ran). The harness signals
+ * its own process group when it runs "U" (setsid gives it one of its own). */
+static void sigusr_exits_gracefully(void **state)
+{
+    (void)state;
+    expect_err("rm -rf usr && mkdir usr && printf U > usr/u && setsid ./faults -runs=1000000 usr",
+               0, "INFO: signal received, trying to exit gracefully\n");
+    assert_non_null(strstr(proc.err, "INFO: libFuzzer: exiting as requested\n"));
+    assert_null(strstr(proc.err, "Done 1000000 runs"));
+    expect_err("setsid ./faults -fork=1 -runs=1000000 usr", 0,
+               "INFO: libFuzzer: exiting as requested\n");
+    expect_err("rm -rf m1 m2 && mkdir m1 m2 && printf U > m2/u && printf zz > m2/z && "
+               "setsid ./faults -merge=1 -merge_control_file=mcf m1 m2",
+               0, "INFO: libFuzzer: exiting as requested\n");
+    assert_null(strstr(proc.err, "new files with"));
+    assert_int_equal(SIFT_TEST_SH("tail -n 3 mcf && ls m1 | wc -l"), 0);
+    assert_string_equal(proc.out, "STARTED 0 1\nFT 0\nCOV 0\n1\n");
+}
+
 static void modified_argv0_stops_the_run(void **state)
 {
     (void)state;
@@ -309,6 +330,7 @@ int main(void)
         cmocka_unit_test(cross_over_and_mutate_depth),
         cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
         cmocka_unit_test(modified_argv0_stops_the_run),
+        cmocka_unit_test(sigusr_exits_gracefully),
         cmocka_unit_test(acquired_crash_state_silences_the_exit),
         cmocka_unit_test(silenced_stderr_keeps_the_sanitizer_report),
     };

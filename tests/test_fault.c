@@ -533,6 +533,37 @@ static void interrupt_stops_then_exits(void **state)
     assert_string_equal(f->out, want);
 }
 
+static void graceful_body(sift_options *o)
+{
+    start(o, NULL);
+    (void)raise(SIGUSR1);
+    if (child.stop_requested != SIFT_STOP_GRACEFUL) _exit(5);
+    (void)raise(SIGUSR2);
+    sift_fault_say_stop(child.stop_requested);
+    /* SIGINT outranks it: its second one leaves at once. */
+    (void)raise(SIGINT);
+    if (child.stop_requested != SIFT_STOP_INTERRUPT) _exit(6);
+    (void)raise(SIGINT);
+    _exit(7);
+}
+
+/* SIGUSR1 and SIGUSR2 ask for libFuzzer's graceful exit, which a later SIGINT overrides. */
+static void sigusr_asks_for_a_graceful_exit(void **state)
+{
+    fixture *f = *state;
+    run(f, graceful_body);
+    expect_exit(f, 0);
+    char want[320];
+    snprintf(want, sizeof(want),
+             "INFO: signal received, trying to exit gracefully\n"
+             "INFO: signal received, trying to exit gracefully\n"
+             "==%d== INFO: libFuzzer: exiting as requested\n"
+             "INFO: signal received, trying to exit gracefully\n"
+             "==%d== libFuzzer: run interrupted; exiting\n",
+             (int)f->pid, (int)f->pid);
+    assert_string_equal(f->out, want);
+}
+
 static void exit_body(sift_options *o)
 {
     start(o, "ex");
@@ -590,6 +621,7 @@ int main(void)
         TEST(malloc_limit_needs_hooks),
         TEST(leaks_need_leak_sanitizer),
         TEST(interrupt_stops_then_exits),
+        TEST(sigusr_asks_for_a_graceful_exit),
         TEST(exit_during_an_input_is_a_crash),
         TEST(install_happens_once),
         cmocka_unit_test(rss_is_reported_in_mb),

@@ -27,9 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* SIGINT and SIGTERM reach the supervisor's handler without context: the count of them is the
- * one global the supervisor needs. */
-static volatile sig_atomic_t g_interrupts;
+/* Signals reach the supervisor's handlers without context: what came is the one global the
+ * supervisor needs. */
+static struct {
+    volatile sig_atomic_t interrupts; /* SIGINT and SIGTERM */
+    volatile sig_atomic_t graceful;   /* SIGUSR1 or SIGUSR2: libFuzzer's graceful exit */
+} g_signals;
 
 #define ROUND_MS       20
 #define SETTLE_NS      (SIFT_SECOND_NS / 2)
@@ -47,7 +50,29 @@ static volatile sig_atomic_t g_interrupts;
 static void on_interrupt(int sig)
 {
     (void)sig;
-    if (++g_interrupts > 1) _exit(1); /* the workers follow: they die with the supervisor */
+    if (++g_signals.interrupts > 1) _exit(1); /* the workers follow: they die with the supervisor */
+}
+
+static void on_graceful_exit(int sig)
+{
+    (void)sig;
+    g_signals.graceful = 1;
+}
+
+/* What a signal asked for: SIFT_STOP_INTERRUPT, SIFT_STOP_GRACEFUL or SIFT_STOP_NONE. */
+static int signalled_stop(void)
+{
+    if (g_signals.interrupts) return SIFT_STOP_INTERRUPT;
+    return g_signals.graceful ? SIFT_STOP_GRACEFUL : SIFT_STOP_NONE;
+}
+
+/* The end of a merge, or of the replay before a campaign, that a signal stopped: libFuzzer's
+ * line, and its exit code. */
+static int stopped_early(void)
+{
+    if (signalled_stop() == SIFT_STOP_INTERRUPT) return sift_fault_interrupted();
+    sift_fault_say_stop(SIFT_STOP_GRACEFUL);
+    return 0;
 }
 
 unsigned sift_super_workers(const sift_options *o)
@@ -56,11 +81,12 @@ unsigned sift_super_workers(const sift_options *o)
     return (unsigned)n;
 }
 
-/* Whether SIGINT or SIGTERM came; the first time it is seen, notes when. */
+/* Whether a signal asked the campaign to stop; the first time it is seen, notes when. */
 static bool interrupted(sift_super *s)
 {
-    if (g_interrupts && !s->interrupted_ns) s->interrupted_ns = sift_now_ns();
-    return g_interrupts;
+    bool stop = signalled_stop() != SIFT_STOP_NONE;
+    if (stop && !s->interrupted_ns) s->interrupted_ns = sift_now_ns();
+    return stop;
 }
 
 /* UNTIL_NS, or sooner when an interrupt's grace ends before it. */
@@ -206,7 +232,7 @@ static int replay_saved(sift_super *s)
     s->replaying = true;
     run_replay(s, &rp);
     s->replaying = false;
-    if (g_interrupts || s->stopping) return -1;
+    if (interrupted(s) || s->stopping) return -1;
     long written = sift_store_reconcile(&s->camp, describe_item, s);
     if (written < 0) return -1;
     sift_store_settle(&s->camp);
@@ -439,7 +465,10 @@ static void stop_workers(sift_super *s)
 static int campaign(sift_super *s) SIFT_FRAME(campaign);
 static int campaign(sift_super *s)
 {
-    if (replay_saved(s) != 0) return s->exit_code ? s->exit_code : 1;
+    if (replay_saved(s) != 0) {
+        if (interrupted(s)) return stopped_early();
+        return s->exit_code ? s->exit_code : 1;
+    }
     s->fuzz_start_ns = sift_now_ns();
     for (unsigned k = 0; k < s->n && !s->stopping; k++)
         start_worker(s, k);
@@ -468,6 +497,7 @@ static int campaign(sift_super *s)
     sift_super_report(s, sift_now_ns(), true);
     sift_super_status(s, "DONE", 0);
     if (view) sift_super_view(s, sift_now_ns(), true);
+    sift_fault_say_stop(signalled_stop());
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)sift_super_execs(s),
             (unsigned long long)((sift_now_ns() - s->start_ns) / SIFT_SECOND_NS));
     if (s->exit_code) return s->exit_code;
@@ -523,7 +553,7 @@ static int merge(sift_super *s)
     }
     size_t cov0, ft0, cov1, ft1;
     replay_part(s, SIFT_ON_DIR);
-    if (interrupted(s)) return sift_fault_interrupted();
+    if (interrupted(s)) return stopped_early();
     unsigned mask = o->features | (o->use_value_profile ? SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP) : 0);
     sift_snapshot_count(s->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov0, NULL);
     sift_snapshot_count(s->snap, mask, NULL, &ft0);
@@ -531,7 +561,7 @@ static int merge(sift_super *s)
     replay_part(s, SIFT_ON_SEED);
     sift_snapshot_count(s->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &cov1, NULL);
     sift_snapshot_count(s->snap, mask, NULL, &ft1);
-    if (interrupted(s)) return sift_fault_interrupted();
+    if (interrupted(s)) return stopped_early();
     /* The covering set of everything replayed: among inputs with the same features, the
      * smallest and fastest; only those not in the first folder are written to it. */
     sift_store_settle(&s->camp);
@@ -593,6 +623,9 @@ int sift_super_main(sift_options *o, int argc, char **argv, sift_target_fn targe
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        sa.sa_handler = on_graceful_exit;
+        sigaction(SIGUSR1, &sa, NULL);
+        sigaction(SIGUSR2, &sa, NULL);
         rc = o->merge ? merge(&s) : campaign(&s);
     }
     free_super(&s);

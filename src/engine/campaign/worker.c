@@ -90,7 +90,7 @@ static void read_log(worker *w, sift_fuzzer *f)
             fprintf(stderr, "INFO: worker %u fell behind the discovery log; restarting\n",
                     w->index);
             atomic_store_explicit(&w->stats->resync, 1, memory_order_relaxed);
-            f->fault.stop_requested = 1;
+            f->fault.stop_requested = SIFT_STOP_ASKED;
         }
     }
     w->read_at_execs = f->stats.execs;
@@ -106,7 +106,7 @@ static void tick(void *ctx, sift_fuzzer *f)
 {
     worker *w = ctx;
     atomic_store_explicit(&w->stats->execs, f->stats.execs, memory_order_relaxed);
-    if (sift_shared_stopping(w->sh)) f->fault.stop_requested = 1;
+    if (sift_shared_stopping(w->sh)) f->fault.stop_requested = SIFT_STOP_ASKED;
     if (sift_dlog_generation(&w->sh->log) == w->seen_generation) return;
     if (f->stats.execs - w->read_at_execs < READ_EVERY_EXECS &&
         sift_now_ns() - w->read_at_ns < READ_EVERY_NS)

@@ -259,8 +259,8 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
     (void)uctx;
     int saved = errno;
     sift_fault *f = g_fault;
-    if (!f->stop_requested) {
-        f->stop_requested = 1;
+    if (f->stop_requested != SIFT_STOP_INTERRUPT) {
+        f->stop_requested = SIFT_STOP_INTERRUPT;
         say("INFO: signal received, trying to exit gracefully\n");
         errno = saved;
         return;
@@ -269,9 +269,28 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
     _exit(0);
 }
 
+/* SIGUSR1 and SIGUSR2: libFuzzer's graceful exit, after the input now running. */
+static void on_graceful_exit(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)info;
+    (void)uctx;
+    int saved = errno;
+    sift_fault *f = g_fault;
+    if (f->stop_requested == SIFT_STOP_NONE) f->stop_requested = SIFT_STOP_GRACEFUL;
+    say("INFO: signal received, trying to exit gracefully\n");
+    errno = saved;
+}
+
+void sift_fault_say_stop(int stop)
+{
+    if (stop == SIFT_STOP_INTERRUPT) say_pid("libFuzzer: run interrupted; exiting\n");
+    if (stop == SIFT_STOP_GRACEFUL) say_pid("INFO: libFuzzer: exiting as requested\n");
+}
+
 int sift_fault_interrupted(void)
 {
-    say_pid("libFuzzer: run interrupted; exiting\n");
+    sift_fault_say_stop(SIFT_STOP_INTERRUPT);
     return SIFT_EXIT_INTERRUPTED;
 }
 
@@ -491,7 +510,9 @@ int sift_fault_install(sift_fault *f)
     what = "signal handlers";
     if (sift_handlers_install_deadly(on_deadly_signal) < 0) goto fail;
     if (sift_handlers_set(SIGINT, on_interrupt, SA_RESTART) < 0 ||
-        sift_handlers_set(SIGTERM, on_interrupt, SA_RESTART) < 0)
+        sift_handlers_set(SIGTERM, on_interrupt, SA_RESTART) < 0 ||
+        sift_handlers_set(SIGUSR1, on_graceful_exit, SA_RESTART) < 0 ||
+        sift_handlers_set(SIGUSR2, on_graceful_exit, SA_RESTART) < 0)
         goto fail;
     /* A target's own SIGPIPE handling, set up in LLVMFuzzerInitialize, is left alone. */
     struct sigaction pipe_now;

@@ -23,13 +23,21 @@
 /* libFuzzer's exit code when SIGINT or SIGTERM ends a merge (its InterruptExitCode). */
 #define SIFT_EXIT_INTERRUPTED 72
 
+/* Why a run stops after the input now running (sift_fault.stop_requested). */
+enum {
+    SIFT_STOP_NONE,
+    SIFT_STOP_ASKED,     /* by the supervisor, or a worker that restarts */
+    SIFT_STOP_INTERRUPT, /* SIGINT or SIGTERM */
+    SIFT_STOP_GRACEFUL,  /* SIGUSR1 or SIGUSR2: libFuzzer's graceful exit */
+};
+
 typedef struct {
     const sift_options *opts;
     /* The input now running: read by signal handlers, so volatile. */
     const uint8_t *volatile data;
     volatile size_t size;
     volatile uint64_t started_ns; /* 0 while no input runs */
-    volatile int stop_requested;  /* SIGINT/SIGTERM: finish the current input, then stop */
+    volatile int stop_requested;  /* SIFT_STOP_*: finish the current input, then stop */
     const char *argv0;
     /* Set while the inputs run are files the user named (reproducing): a fault there prints
      * no unit and writes no artifact, as libFuzzer's, which has no unit to dump outside its
@@ -51,10 +59,14 @@ typedef struct {
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
  * an alternate stack; the sanitizers' death callback; the -timeout alarm; the -rss_limit_mb
  * watcher thread; the -malloc_limit_mb check, through a sanitizer's malloc hooks or sift-cc's
- * wraps of the program's allocations (src/rt/interpose/alloc.c); SIGINT/SIGTERM.
+ * wraps of the program's allocations (src/rt/interpose/alloc.c); SIGINT, SIGTERM, SIGUSR1, SIGUSR2.
  * F must stay valid for the life of the process: the handlers reach it through the one global
  * that signal handlers force on the engine. Returns 0, or -1 with a message on stderr. */
 int sift_fault_install(sift_fault *f);
+
+/* libFuzzer's line for a run that STOP (SIFT_STOP_*) ended: "run interrupted; exiting" after
+ * SIGINT or SIGTERM, "exiting as requested" after SIGUSR1 or SIGUSR2, none for the others. */
+void sift_fault_say_stop(int stop);
 
 /* fork() for sift's own processes that run inputs (merge, -minimize_crash): a crash in one
  * of them is its own, not one in a process the target forked, and it has its own -timeout

@@ -491,6 +491,7 @@ static int finish_run(sift_fuzzer *f, int rc)
         show_view(f, true);
     }
     if (rc == 0 && f->opts->stats_file && write_stats(f) != 0) rc = 1;
+    sift_fault_say_stop(f->fault.stop_requested);
     if (f->opts->print_final_stats) {
         sift_progress p = progress(f, sift_now_ns());
         sift_progress_print_final(&p);

@@ -116,6 +116,8 @@ static void merge_child(sift_fuzzer *f, int fd, const sized_path *inputs, size_t
         sift_mcf_started(mcf, i, inputs[i].size);
         try_file(f, inputs[i].path, i >= nold);
         sift_mcf_done(mcf, i);
+        /* SIGUSR1 or SIGUSR2: the progress so far is in the control file. */
+        if (f->fault.stop_requested == SIFT_STOP_GRACEFUL) _exit(0);
     }
     note(fd, -2, f);
     _exit(0);
@@ -145,17 +147,21 @@ static size_t share_snapshot(sift_fuzzer *f, void **mem)
 #define WATCH_SLICE_MS 50
 
 /* Reads notes until the child exits, goes silent for longer than the timeout, or SIGINT or
- * SIGTERM comes (then the child is killed and INTERRUPTED set). Returns its status. */
-static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merge_note *first,
-                       bool *interrupted)
+ * SIGTERM comes (then the child is killed). SIGUSR1 or SIGUSR2 is passed on to the child, which
+ * stops after its input. Returns its status. */
+static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merge_note *first)
 {
     uint64_t hang_ns = sift_fault_hang_ns(f->opts);
     uint64_t heard = sift_now_ns();
+    bool passed_on = false;
     for (;;) {
-        if (f->fault.stop_requested) {
-            *interrupted = true;
+        if (f->fault.stop_requested == SIFT_STOP_INTERRUPT) {
             kill(pid, SIGKILL);
             break;
+        }
+        if (f->fault.stop_requested == SIFT_STOP_GRACEFUL && !passed_on) {
+            kill(pid, SIGUSR2);
+            passed_on = true;
         }
         if (!sift_fs_wait_readable(fd, WATCH_SLICE_MS)) {
             if (!hang_ns || sift_now_ns() - heard < hang_ns) continue;
@@ -175,8 +181,9 @@ static int watch_child(sift_fuzzer *f, pid_t pid, int fd, merge_note *last, merg
 }
 
 /* Runs the children over INPUTS (the first NOLD from the first folder) until all were tried,
- * skipping each input a child died on. Returns 0, 1 with a message, or SIFT_EXIT_INTERRUPTED
- * when SIGINT or SIGTERM came. */
+ * skipping each input a child died on. Returns 0, 1 with a message, or when a signal stopped
+ * it, libFuzzer's exit code for that signal (SIFT_EXIT_INTERRUPTED, or 0 after SIGUSR1 or
+ * SIGUSR2) after its line. */
 static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size_t nold,
                         const sift_mcf *mcf)
 {
@@ -196,10 +203,13 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
         }
         close(pipefd[1]);
         last = (merge_note){.index = -3};
-        bool interrupted = false;
-        int status = watch_child(f, pid, pipefd[0], &last, &first, &interrupted);
+        int status = watch_child(f, pid, pipefd[0], &last, &first);
         close(pipefd[0]);
-        if (interrupted) return sift_fault_interrupted();
+        if (f->fault.stop_requested == SIFT_STOP_INTERRUPT) return sift_fault_interrupted();
+        if (f->fault.stop_requested == SIFT_STOP_GRACEFUL) {
+            sift_fault_say_stop(SIFT_STOP_GRACEFUL);
+            return 0;
+        }
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) break;
         if (last.index < 0) {
             fprintf(stderr, "sift: merge: the merge process died before its first input\n");
