@@ -41,6 +41,7 @@ static int build_harnesses(void **state)
         sift_test_build(dir, "calc", "examples/calc.c", "") ||
         sift_test_build(dir, "tlv", "examples/tlv.c", "") ||
         sift_test_build(dir, "length", "tests/fixtures/length.c", "") ||
+        sift_test_build(dir, "middle", "tests/fixtures/middle.c", "") ||
         sift_test_build(dir, "slow", "tests/fixtures/slow.c", "") ||
         sift_test_build(dir, "heap", "tests/fixtures/heap.c", ""))
         return -1;
@@ -267,7 +268,8 @@ static void malloc_limit_stops_at_the_allocation(void **state)
 }
 
 /* A leak is reported from a corpus folder with its artifact, and from a file without one, as
- * every other fault (timeouts_ooms_and_signals_leave_artifacts). */
+ * every other fault (timeouts_ooms_and_signals_leave_artifacts); both are libFuzzer's initial
+ * corpus, which its report names. */
 static void leaks_need_a_sanitizer(void **state)
 {
     (void)state;
@@ -278,6 +280,7 @@ static void leaks_need_a_sanitizer(void **state)
                               from_file ? "c/in" : "c");
         assert_int_not_equal(rc, 0);
         assert_non_null(strstr(proc.err, "detected memory leaks"));
+        assert_non_null(strstr(proc.err, "INFO: a leak has been found in the initial corpus."));
         assert_int_equal(entries("a", "leak-*"), from_file ? 0 : 1);
     }
 }
@@ -400,6 +403,24 @@ static void minimize_crash_lowers_a_length_byte(void **state)
     assert_int_equal(strtol(p, &p, 10), 4); /* the length byte, as low as the bug allows */
     assert_int_not_equal(SIFT_TEST_SH("./length a/min"), 0);
     assert_non_null(strstr(proc.err, "SUMMARY: "));
+}
+
+/* Cuts that move the crashing byte's place need passes until one cuts nothing: 'abcd*xyz' goes
+ * to '*'. Each smaller crash replaces the exact artifact as it is found, as libFuzzer's rounds
+ * write theirs, and a one-byte crash ends the search with its line. */
+static void minimize_crash_cuts_until_nothing_more_goes(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf a && mkdir a && printf 'abcd*xyz' > mid && "
+                          "./middle -minimize_crash=1 -exact_artifact_path=a/min mid");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: The input is small enough, exiting\n"
+                                     "CRASH_MIN: failed to minimize beyond a/min (1 bytes)"));
+    const char *first = strstr(proc.err, "Test unit written to a/min");
+    assert_non_null(first);
+    assert_non_null(strstr(first + 1, "Test unit written to a/min"));
+    assert_int_equal(SIFT_TEST_SH("cat a/min"), 0);
+    assert_string_equal(proc.out, "*");
 }
 
 static void custom_mutator_and_initialize_are_used(void **state)
@@ -600,6 +621,7 @@ int main(void)
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),
         cmocka_unit_test(merge_keeps_inputs_for_edges_not_values),
         cmocka_unit_test(minimize_crash_shrinks_and_keeps_the_crash),
+        cmocka_unit_test(minimize_crash_cuts_until_nothing_more_goes),
         cmocka_unit_test(minimize_crash_lowers_a_length_byte),
         cmocka_unit_test(custom_mutator_and_initialize_are_used),
         cmocka_unit_test(oss_fuzz_style_build),

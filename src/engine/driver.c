@@ -51,6 +51,7 @@ static int reproduce(sift_fuzzer *f, char **argv)
     sift_options *o = f->opts;
     long long times = o->runs > 0 ? o->runs : 1;
     f->fault.inputs_are_files = true;
+    f->fault.initial_corpus = true;
     fprintf(stderr, "%s: Running %zu inputs %lld time(s) each.\n", argv[0], o->ninputs, times);
     for (size_t i = 0; i < o->ninputs; i++) {
         uint8_t *data;

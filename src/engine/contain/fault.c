@@ -606,6 +606,7 @@ void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
     }
     /* LeakSanitizer prints the report, SUMMARY line included. */
     if (!__lsan_do_recoverable_leak_check() || !claim_report(NULL, f->opts->error_exitcode)) return;
+    if (f->initial_corpus) say("\nINFO: a leak has been found in the initial corpus.\n\n");
     say("INFO: to ignore leaks on libFuzzer side use -detect_leaks=0.\n\n");
     dump_unit(f, "leak", data, size);
     final_stats(f);

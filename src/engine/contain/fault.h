@@ -44,6 +44,8 @@ typedef struct {
      * fuzzing loop: the input is already a file, and the runs of crash triage (ClusterFuzz's
      * reproduce, minimize, cleanse) would otherwise leave files in their working folders. */
     bool inputs_are_files;
+    /* Set while the seeds run, before the first mutant: a leak report says so, as libFuzzer's. */
+    bool initial_corpus;
     /* Called on the reporting thread before the running input's report is completed and the
      * process exits, with BEFORE_REPORT_CTX: the last chance to write out what the input did
      * (the records of -trace). Async-signal-safe. NULL for none. */

@@ -463,8 +463,10 @@ static int start_run(sift_fuzzer *f)
     /* The empty input first, once, as libFuzzer tries it: mutants are never empty, so a bug
      * that only the empty input reaches would be found never. */
     static const uint8_t none;
+    f->fault.initial_corpus = true;
     sift_fuzzer_execute(f, &none, 0);
     if ((f->hooks.seed ? f->hooks.seed(f->hooks.ctx, f) : load_seeds(f)) != 0) return 1;
+    f->fault.initial_corpus = false;
     f->buf = malloc(f->max_len);
     if (!f->buf) {
         fprintf(stderr, "sift: out of memory for inputs of -max_len=%zu bytes\n", f->max_len);

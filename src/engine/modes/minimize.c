@@ -210,13 +210,39 @@ static int rework_crash(sift_fuzzer *f, bool minimize)
         long long tries = 0;
         uint64_t start = sift_now_ns();
         size_t pos = 0;
-        do
-            size = shrink(f, &s, data, size, &want, &tries, start);
-        while (lower_bytes(f, &s, data, size, &want, &tries, start, &pos));
-        if (sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size, path,
+        bool saved = false; /* whether the artifact holds DATA as it is now */
+        for (;;) {
+            /* Until a pass removes nothing: a cut can make another possible that an earlier,
+             * larger chunk size already passed over. With an exact path each pass's smaller
+             * crash replaces the last, as libFuzzer's rounds write theirs: a minimisation
+             * stopped early keeps what it reached. */
+            size_t before;
+            do {
+                before = size;
+                size = shrink(f, &s, data, size, &want, &tries, start);
+                if (size < before) saved = false;
+                if (exact && !saved) {
+                    if (sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size,
+                                            path, sizeof path) != 0) {
+                        rc = 1;
+                        break;
+                    }
+                    saved = true;
+                }
+            } while (size < before && budget_left(f, tries, start));
+            if (rc != 0) break;
+            if (size <= 1) {
+                fprintf(stderr, "INFO: The input is small enough, exiting\n");
+                break;
+            }
+            if (!lower_bytes(f, &s, data, size, &want, &tries, start, &pos)) break;
+            saved = false;
+        }
+        if (rc == 0 && !saved &&
+            sift_artifact_write(o->artifact_prefix, exact, "minimized-from", data, size, path,
                                 sizeof path) != 0)
             rc = 1;
-        else
+        if (rc == 0)
             fprintf(stderr, "CRASH_MIN: failed to minimize beyond %s (%zu bytes), exiting\n", path,
                     size);
     } else {
