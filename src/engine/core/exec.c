@@ -2,6 +2,7 @@
 #include "engine/core/exec.h"
 #include "engine/base/clock.h"
 #include "engine/core/fuzzer.h"
+#include "engine/core/msan.h"
 #include "rt/values.h"
 
 #include <stdio.h>
@@ -152,7 +153,9 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
      * empty harness a clock read costs about a tenth of an execution. */
     uint64_t t0 = f->fault.started_ns;
     uintptr_t top = sift_rt_depth_begin();
+    sift_msan_enter_target(in, size, 2);
     f->target(in, size);
+    sift_msan_leave_target();
     sift_rt_depth_end(f->exec.rt, top);
     uint64_t end = sift_now_ns();
     f->exec.rt->tracing = false;

@@ -1,6 +1,7 @@
 /* One fuzzing process: executes inputs, judges novelty, grows the corpus, prints progress. */
 #include "engine/core/fuzzer.h"
 #include "engine/core/exec.h"
+#include "engine/core/msan.h"
 #include "engine/contain/artifact.h"
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
@@ -102,6 +103,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     };
     f->fault.opts = opts;
     f->fault.argv0 = argv0;
+    sift_msan_engine_start();
     if (sift_fault_install(&f->fault) != 0) return -1;
     /* After the engine's handlers: the value hooks' fault handler must go in front of them. */
     sift_exec_arm_values(f);
@@ -408,8 +410,12 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
         size_t other_len = 0;
         const uint8_t *other = pick_other(f, &other_len);
         if (other) {
+            sift_msan_unpoison(e->data, e->size);
+            sift_msan_unpoison(other, other_len);
+            sift_msan_enter_target(f->buf, f->len_limit, 7);
             size_t n = LLVMFuzzerCustomCrossOver(e->data, e->size, other, other_len, f->buf,
                                                  f->len_limit, (unsigned)sift_rng_next(&f->rng));
+            sift_msan_leave_target();
             if (n > 0 && n <= f->len_limit) {
                 snprintf(f->mutator.trace, sizeof f->mutator.trace, "Custom-CrossOver-");
                 return n;
@@ -418,8 +424,10 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
         }
     }
     if (LLVMFuzzerCustomMutator) {
+        sift_msan_enter_target(f->buf, f->len_limit, 4);
         int n =
             LLVMFuzzerCustomMutator(f->buf, size, f->len_limit, (unsigned)sift_rng_next(&f->rng));
+        sift_msan_leave_target();
         snprintf(f->mutator.trace, sizeof f->mutator.trace, "Custom-");
         return n > 0 && (size_t)n <= f->len_limit ? (size_t)n : size;
     }
