@@ -188,6 +188,17 @@ static void memory_sanitizer_sees_only_the_target(void **state)
     assert_null(strstr(proc.err, "MemorySanitizer"));
 }
 
+/* A -fork campaign that spends its budget says so and ends with its exit code and time, as
+ * libFuzzer's fork mode does (its lit test fork.test looks for both). */
+static void fork_says_why_it_ends(void **state)
+{
+    (void)state;
+    expect_err("./argv0 -fork=1 -max_total_time=1", 0, " seconds, wrapping up soon\n");
+    assert_non_null(strstr(proc.err, "INFO: fuzzed for "));
+    assert_non_null(strstr(proc.err, "INFO: exiting: 0 time: "));
+    expect_err("./argv0 -fork=1 -runs=2000", 0, " iterations, wrapping up soon\n");
+}
+
 static void modified_argv0_stops_the_run(void **state)
 {
     (void)state;
@@ -344,6 +355,7 @@ int main(void)
         cmocka_unit_test(negative_seed_converts_as_libfuzzer_reads_it),
         cmocka_unit_test(modified_argv0_stops_the_run),
         cmocka_unit_test(sigusr_exits_gracefully),
+        cmocka_unit_test(fork_says_why_it_ends),
         cmocka_unit_test(memory_sanitizer_sees_only_the_target),
         cmocka_unit_test(acquired_crash_state_silences_the_exit),
         cmocka_unit_test(silenced_stderr_keeps_the_sanitizer_report),

@@ -383,12 +383,23 @@ static void reap_workers(sift_super *s)
     }
 }
 
+/* Whether the campaign has spent its -max_total_time or -runs (saying so in libFuzzer's fork
+ * mode's words), or all its workers finished. */
 static bool out_of_budget(sift_super *s, uint64_t now)
 {
     const sift_options *o = s->o;
-    if (o->max_total_time && now - s->start_ns >= (uint64_t)o->max_total_time * SIFT_SECOND_NS)
+    uint64_t seconds = (now - s->start_ns) / SIFT_SECOND_NS;
+    if (o->max_total_time && seconds >= (uint64_t)o->max_total_time) {
+        fprintf(stderr, "INFO: fuzzed for %llu seconds, wrapping up soon\n",
+                (unsigned long long)seconds);
         return true;
-    if (o->runs >= 0 && sift_super_execs(s) >= (uint64_t)o->runs) return true;
+    }
+    uint64_t execs = sift_super_execs(s);
+    if (o->runs >= 0 && execs >= (uint64_t)o->runs) {
+        fprintf(stderr, "INFO: fuzzed for %llu iterations, wrapping up soon\n",
+                (unsigned long long)execs);
+        return true;
+    }
     unsigned finished = 0;
     for (unsigned k = 0; k < s->n; k++)
         finished += s->slots[k].finished;
@@ -498,11 +509,15 @@ static int campaign(sift_super *s)
     sift_super_status(s, "DONE", 0);
     if (view) sift_super_view(s, sift_now_ns(), true);
     sift_fault_say_stop(signalled_stop());
+    uint64_t seconds = (sift_now_ns() - s->start_ns) / SIFT_SECOND_NS;
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)sift_super_execs(s),
-            (unsigned long long)((sift_now_ns() - s->start_ns) / SIFT_SECOND_NS));
-    if (s->exit_code) return s->exit_code;
-    if (s->crashes) return (int)s->o->error_exitcode;
-    return s->hangs ? (int)s->o->timeout_exitcode : 0;
+            (unsigned long long)seconds);
+    int rc = s->exit_code ? s->exit_code
+             : s->crashes ? (int)s->o->error_exitcode
+             : s->hangs   ? (int)s->o->timeout_exitcode
+                          : 0;
+    fprintf(stderr, "INFO: exiting: %d time: %llus\n", rc, (unsigned long long)seconds);
+    return rc;
 }
 
 /* Replays the items of S whose origin matches WHERE, in parallel, into the corpus. */
