@@ -423,15 +423,27 @@ static void minimize_crash_cuts_until_nothing_more_goes(void **state)
     assert_string_equal(proc.out, "*");
 }
 
+/* As libFuzzer: a custom mutator turns -len_control off unless the command line sets it (the
+ * limit is then -max_len, printed as "lim:"), and a custom mutation's status line names the
+ * operators of its LLVMFuzzerMutate calls. -verbosity=2 lists the flags given. */
 static void custom_mutator_and_initialize_are_used(void **state)
 {
     (void)state;
-    int rc = SIFT_TEST_SH(
-        "rm -rf a c && mkdir a c && ./custom -seed=5 -max_total_time=60 -artifact_prefix=a/ c");
+    int rc = SIFT_TEST_SH("rm -rf a c && mkdir a c && ./custom -seed=5 -max_total_time=60 "
+                          "-verbosity=2 -artifact_prefix=a/ c");
     assert_int_not_equal(rc, 0);
     assert_int_equal(entries("a", "crash-*"), 1);
+    assert_non_null(strstr(proc.err, "Flag: verbosity 2\nFlag: artifact_prefix a/\n"));
+    assert_non_null(strstr(proc.err, "INFO: found LLVMFuzzerCustomMutator (0x"));
+    assert_non_null(strstr(proc.err, "corp: 1/1b lim: 4096 exec/s: "));
+    assert_non_null(strstr(proc.err, " MS: "));
+    assert_null(strstr(proc.err, " MS: 1 Custom-"));
     assert_int_equal(SIFT_TEST_SH("head -c 2 a/crash-*"), 0);
     assert_string_equal(proc.out, "#!");
+    assert_int_equal(SIFT_TEST_SH("rm -rf c && mkdir c && ./custom -runs=10 -len_control=100 c"),
+                     0);
+    assert_non_null(strstr(proc.err, " lim: 4 "));
+    assert_null(strstr(proc.err, "Flag: "));
 }
 
 static void oss_fuzz_style_build(void **state)

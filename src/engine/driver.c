@@ -191,6 +191,17 @@ static void report_ignored(const sift_options *o)
     }
 }
 
+/* -verbosity=2 and up: each flag as given (ARGV up to O's ignored ones), as libFuzzer lists
+ * them. */
+static void report_flags(char **argv, const sift_options *o)
+{
+    if (o->verbosity < 2) return;
+    for (char **arg = argv + 1; arg < o->ignored; arg++) {
+        const char *eq = strchr(*arg, '=');
+        if (eq) fprintf(stderr, "Flag: %.*s %s\n", (int)(eq - *arg - 1), *arg + 1, eq + 1);
+    }
+}
+
 /* Runs the harness's LLVMFuzzerInitialize, which may change the arguments but not argv[0]:
  * libFuzzer, which runs itself again by that name, stops there with this line, and so does
  * sift, so that a harness behaves the same under both. */
@@ -213,6 +224,10 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
 {
     static sift_options opts;
     sift_options_defaults(&opts);
+    /* As libFuzzer: a custom mutator makes its own lengths, so -len_control is off unless the
+     * command line turns it on. */
+    const void *custom = sift_fuzzer_custom_mutator();
+    if (custom) opts.len_control = 0;
     char err[512];
     if (sift_options_parse(&opts, argc, argv, err, sizeof err) != 0) {
         fprintf(stderr, "sift: %s\n", err);
@@ -223,10 +238,15 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         return 0;
     }
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
+    if (custom)
+        fprintf(stderr,
+                "INFO: found LLVMFuzzerCustomMutator (%p). Disabling -len_control by default.\n",
+                custom);
     if (sift_file_pin_cwd() != 0) {
         fprintf(stderr, "sift: cannot open the working folder: %s\n", strerror(errno));
         return 1;
     }
+    report_flags(argv, &opts);
     report_ignored(&opts);
     if (opts.create_missing_dirs && create_missing_dirs(&opts) != 0) return 1;
     bool files = false;

@@ -30,10 +30,27 @@ extern size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, cons
  * this process is the engine's one global besides the signal handlers' (fault.c). */
 static sift_fuzzer *sift_active_fuzzer;
 
+/* libFuzzer's cap on the operators a status line names, but at -verbosity=2 and up. */
+#define TRACE_SHOWN 10
+
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
 {
-    if (!sift_active_fuzzer || max_size == 0) return size < max_size ? size : max_size;
-    return sift_mutate(&sift_active_fuzzer->mutator, data, size, max_size);
+    sift_fuzzer *f = sift_active_fuzzer;
+    if (!f || max_size == 0) return size < max_size ? size : max_size;
+    size = sift_mutate(&f->mutator, data, size, max_size);
+    char *t = f->custom_trace;
+    if (!t) return size;
+    size_t len = strlen(t), shown = 0, room = sizeof f->mutator.trace;
+    for (const char *c = t; *c; c++)
+        shown += *c == '-';
+    for (const char *op = f->mutator.trace; *op; op = strchr(op, '-') + 1) {
+        size_t n = (size_t)(strchr(op, '-') - op) + 1;
+        if ((shown >= TRACE_SHOWN && f->opts->verbosity < 2) || len + n >= room) break;
+        memcpy(t + len, op, n);
+        t[len += n] = '\0';
+        shown++;
+    }
+    return size;
 }
 
 static const uint8_t *pick_other(void *ctx, size_t *len)
@@ -57,6 +74,11 @@ void sift_fuzzer_dict_error(const sift_dict *d, const char *err)
 
 static void final_stats(void *fuzzer);
 static void status_line(sift_fuzzer *f, const char *what, const char *extra);
+
+const void *sift_fuzzer_custom_mutator(void)
+{
+    return (const void *)(uintptr_t)LLVMFuzzerCustomMutator;
+}
 
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0)
 {
@@ -293,7 +315,8 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         .corpus = sift_corpus_active(f->corpus),
         .favored = sift_corpus_favored(f->corpus),
         .corpus_bytes = sift_corpus_bytes(f->corpus),
-        .len_limit = f->opts->len_control ? f->len_limit : 0,
+        /* Without -len_control, -max_len: libFuzzer prints its limit either way. */
+        .len_limit = f->len_limit,
         .new_units = f->stats.new_units,
         .found_any = f->stats.new_units > 0,
         .since_new_ns = now - f->stats.last_new_ns,
@@ -424,11 +447,14 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
         }
     }
     if (LLVMFuzzerCustomMutator) {
+        char trace[sizeof f->mutator.trace] = "";
+        f->custom_trace = trace;
         sift_msan_enter_target(f->buf, f->len_limit, 4);
         int n =
             LLVMFuzzerCustomMutator(f->buf, size, f->len_limit, (unsigned)sift_rng_next(&f->rng));
         sift_msan_leave_target();
-        snprintf(f->mutator.trace, sizeof f->mutator.trace, "Custom-");
+        f->custom_trace = NULL;
+        snprintf(f->mutator.trace, sizeof f->mutator.trace, "%s", trace[0] ? trace : "Custom-");
         return n > 0 && (size_t)n <= f->len_limit ? (size_t)n : size;
     }
     return sift_mutate(&f->mutator, f->buf, size, f->len_limit);

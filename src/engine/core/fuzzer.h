@@ -57,6 +57,9 @@ struct sift_fuzzer {
     uint64_t quiet_since_execs; /* last new input or length limit change */
     sift_corpus_dir dir;        /* the first corpus folder, where new inputs are saved */
     uint8_t *buf;               /* mutation buffer of max_len bytes */
+    /* While LLVMFuzzerCustomMutator runs: the operators of its LLVMFuzzerMutate calls, "-"
+     * separated, the first 10 (all at -verbosity=2), as libFuzzer prints a custom mutation. */
+    char *custom_trace;
     sift_exec exec;
     sift_fuzzer_hooks hooks;
 };
@@ -68,6 +71,9 @@ void sift_fuzzer_dict_error(const sift_dict *d, const char *err);
 /* Sets up F for OPTS and TARGET: snapshot, corpus, dictionary, handlers. Prints one line and
  * returns -1 on bad user input (a dictionary, say). */
 int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, const char *argv0);
+
+/* The harness's LLVMFuzzerCustomMutator as an address to print; NULL when it has none. */
+const void *sift_fuzzer_custom_mutator(void);
 void sift_fuzzer_free(sift_fuzzer *f);
 
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
