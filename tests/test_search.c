@@ -66,7 +66,7 @@ static void guarded_bugs_are_found(void **state)
 }
 
 /* libFuzzer's extra counters count as coverage: a bug that only they lead to is found (without
- * them four bytes would have to be guessed at once). */
+ * them four bytes would have to be guessed at once). Their number is printed, as libFuzzer's. */
 static void extra_counters_guide_the_search(void **state)
 {
     char *dir = *state;
@@ -78,6 +78,7 @@ static void extra_counters_guide_the_search(void **state)
             seed);
         assert_int_not_equal(rc, 0);
         assert_int_equal(sift_test_count_entries(dir, "a", "crash-*"), 1);
+        assert_non_null(strstr(proc.err, "INFO: 5 Extra Counters\n"));
     }
 }
 

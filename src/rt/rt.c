@@ -26,6 +26,13 @@ SIFT_RT_NOINSTR static int alloc_domain(sift_covmap *map, sift_domain domain, si
 extern uint8_t __start___libfuzzer_extra_counters[] __attribute__((weak));
 extern uint8_t __stop___libfuzzer_extra_counters[] __attribute__((weak));
 
+SIFT_RT_NOINSTR size_t sift_rt_extra_counters(void)
+{
+    uintptr_t lo = (uintptr_t)__start___libfuzzer_extra_counters;
+    uintptr_t hi = (uintptr_t)__stop___libfuzzer_extra_counters;
+    return lo && lo < hi ? hi - lo : 0;
+}
+
 SIFT_RT_NOINSTR static void start(void)
 {
     sift_covmap *map = sift_covmap_new();
@@ -35,12 +42,9 @@ SIFT_RT_NOINSTR static void start(void)
         sift_covmap_free(map);
         return;
     }
-    /* The linker's bounds of one section: compared as addresses. */
-    uintptr_t lo = (uintptr_t)__start___libfuzzer_extra_counters;
-    uintptr_t hi = (uintptr_t)__stop___libfuzzer_extra_counters;
-    size_t first;
-    if (lo && lo < hi &&
-        sift_covmap_attach(map, SIFT_DOMAIN_EDGES, (uint8_t *)lo, hi - lo, &first) != SIFT_OK) {
+    size_t first, extra = sift_rt_extra_counters();
+    if (extra && sift_covmap_attach(map, SIFT_DOMAIN_EDGES, __start___libfuzzer_extra_counters,
+                                    extra, &first) != SIFT_OK) {
         sift_covmap_free(map);
         return;
     }

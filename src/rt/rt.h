@@ -92,6 +92,9 @@ static inline sift_rt_state *sift_rt_fast(void)
     return rt ? rt : sift_rt();
 }
 
+/* How many libFuzzer extra counters (the __libfuzzer_extra_counters section) the program has. */
+size_t sift_rt_extra_counters(void);
+
 /* Stack depth of one run (depth.c): _begin, just before the target is called, starts the
  * lowest frame at its own and returns where it started; _end, once the target returned,
  * counts the depth reached as a feature of RT's VALUES domain. */

@@ -101,6 +101,8 @@ void sift_exec_print_modules(const sift_rt_state *rt)
                         (const void *)(rt->pcs[i].pcs + 2 * rt->pcs[i].len));
         fputc('\n', stderr);
     }
+    size_t extra = sift_rt_extra_counters();
+    if (extra) fprintf(stderr, "INFO: %zu Extra Counters\n", extra);
 }
 
 sift_cmp_table *sift_exec_cmps(sift_fuzzer *f)
