@@ -221,7 +221,8 @@ static void negative_seed_converts_as_libfuzzer_reads_it(void **state)
 }
 
 /* ClusterFuzz's two-step merge passes -merge_control_file; a merge started again over the same
- * files skips the inputs that stopped the last one. */
+ * files skips the inputs that stopped the last one, and one that ran them all has nothing left
+ * to do. What it finds there is said in libFuzzer's MERGE-OUTER lines. */
 static void merge_control_file_records_and_resumes(void **state)
 {
     (void)state;
@@ -229,12 +230,23 @@ static void merge_control_file_records_and_resumes(void **state)
                "from/hang && printf A > from/abort && "
                "./faults -timeout=1 -merge=1 -merge_control_file=mcf into from",
                0, "MERGE-OUTER: from/hang crashed or hung the target");
+    assert_non_null(strstr(proc.err, "MERGE-INNER: using the control file 'mcf'\n"));
     assert_int_equal(SIFT_TEST_SH("head -n 5 mcf; grep -c '^STARTED' mcf; grep -c '^FT' mcf"), 0);
     assert_string_equal(proc.out, "3\n1\ninto/x\nfrom/abort\nfrom/hang\n3\n1\n");
     expect_err("./faults -timeout=1 -merge=1 -merge_control_file=mcf into from", 0,
-               "MERGE-OUTER: control file ok, 3 files total, 2 that stopped the last "
-               "merge skipped");
+               "MERGE-OUTER: non-empty control file provided: 'mcf'\n"
+               "MERGE-OUTER: control file ok, 3 files total, first not processed file 3\n"
+               "MERGE-OUTER: 'from/abort' will be skipped as unlucky (merge has stumbled on it "
+               "the last time)\n"
+               "MERGE-OUTER: 'from/hang' will be skipped as unlucky");
     assert_null(strstr(proc.err, "crashed or hung"));
+    expect_err("rm -f from/hang from/abort && printf b > from/b && printf junk > mcf && "
+               "./faults -merge=1 -merge_control_file=mcf into from",
+               0, "MERGE-OUTER: bad control file, will overwrite it\n");
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: successful in 1 attempt(s)\n"));
+    expect_err("./faults -merge=1 -merge_control_file=mcf into from", 0,
+               "MERGE-OUTER: nothing to do, merge has been completed before\n");
+    assert_null(strstr(proc.err, "MERGE-OUTER: 2 files"));
 }
 
 /* The control file's temporary is made new: a link planted at CTL.tmp is not followed (it used

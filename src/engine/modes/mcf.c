@@ -41,15 +41,21 @@ static bool same_header(FILE *in, const char *const *names, size_t n, size_t nol
     return true;
 }
 
-/* Marks the inputs of IN's progress lines that STARTED without an FT after them. */
-static void read_progress(FILE *in, bool *failed, size_t n)
+/* Marks the inputs of IN's progress lines that STARTED without an FT after them; returns the
+ * number of inputs started (libFuzzer's "first not processed file"). */
+static size_t read_progress(FILE *in, bool *failed, size_t n)
 {
     char line[256];
+    size_t started = 0;
     while (fgets(line, sizeof line, in)) {
         size_t i;
-        if (number_after(line, "STARTED ", &i) && i < n) failed[i] = true;
+        if (number_after(line, "STARTED ", &i) && i < n) {
+            failed[i] = true;
+            if (i + 1 > started) started = i + 1;
+        }
         if (number_after(line, "FT ", &i) && i < n) failed[i] = false;
     }
+    return started;
 }
 
 /* Written whole through a temporary of sift_write_whole's (created new, so a link planted in
@@ -78,9 +84,15 @@ int sift_mcf_open(sift_mcf *m, const char *path, const char *const *names, size_
         return -1;
     }
     FILE *in = fopen(path, "r");
-    bool resume = in && same_header(in, names, n, nold);
-    if (resume) read_progress(in, m->failed, n);
+    bool provided = in && fgetc(in) != EOF;
+    if (provided) {
+        rewind(in);
+        fprintf(stderr, "MERGE-OUTER: non-empty control file provided: '%s'\n", path);
+    }
+    bool resume = provided && same_header(in, names, n, nold);
+    size_t started = resume ? read_progress(in, m->failed, n) : 0;
     if (in) (void)fclose(in);
+    if (provided && !resume) fprintf(stderr, "MERGE-OUTER: bad control file, will overwrite it\n");
     if (!resume && write_header(path, names, n, nold) != 0) {
         fprintf(stderr, "sift: -merge_control_file=%s: cannot write: %s\n", path, strerror(errno));
         return -1;
@@ -93,11 +105,21 @@ int sift_mcf_open(sift_mcf *m, const char *path, const char *const *names, size_
     size_t skipped = 0;
     for (size_t i = 0; i < n; i++)
         skipped += m->failed[i];
-    if (resume)
-        fprintf(stderr,
-                "MERGE-OUTER: control file ok, %zu files total, %zu that stopped the last merge "
-                "skipped\n",
-                n, skipped);
+    if (!resume) return 0;
+    fprintf(stderr, "MERGE-OUTER: control file ok, %zu files total, first not processed file %zu\n",
+            n, started);
+    m->done = started == n && !skipped;
+    if (m->done) {
+        fprintf(stderr, "MERGE-OUTER: nothing to do, merge has been completed before\n");
+        return 0;
+    }
+    /* Its lines carry no features, unlike libFuzzer's: the inputs run again, but those. */
+    for (size_t i = 0; i < n; i++)
+        if (m->failed[i])
+            fprintf(stderr,
+                    "MERGE-OUTER: '%s' will be skipped as unlucky (merge has stumbled on it the "
+                    "last time)\n",
+                    names[i]);
     return 0;
 }
 

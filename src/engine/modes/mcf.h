@@ -9,12 +9,14 @@
 typedef struct {
     int fd;       /* appended to by the merge children; -1 when no file was asked for */
     bool *failed; /* per input: started and never finished by an earlier merge */
+    bool done;    /* an earlier merge of the same files ran them all */
 } sift_mcf;
 
 /* With PATH NULL, M records nothing. Otherwise, when PATH lists the N files of NAMES (the
  * first NOLD of the first folder), M takes in which of them an earlier merge started without
- * finishing; when not (or when PATH is missing), PATH is rewritten with that list. Returns 0,
- * or -1 with one line printed. */
+ * finishing, and whether it ran them all; when not (or when PATH is missing), PATH is rewritten
+ * with that list. Says what it found in libFuzzer's MERGE-OUTER lines. Returns 0, or -1 with
+ * one line printed. */
 int sift_mcf_open(sift_mcf *m, const char *path, const char *const *names, size_t n, size_t nold);
 
 /* Input I (SIZE bytes) is about to run; input I ran to its end. Safe in a child process. */

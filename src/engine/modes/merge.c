@@ -188,8 +188,9 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
                         const sift_mcf *mcf)
 {
     merge_note first = {0}, last = {0};
-    size_t start = 0, skipped = 0;
+    size_t start = 0, skipped = 0, attempts = 0;
     for (;;) {
+        attempts++;
         int pipefd[2];
         if (pipe(pipefd) != 0) {
             fprintf(stderr, "sift: merge: %s\n", strerror(errno));
@@ -210,7 +211,10 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
             sift_fault_say_stop(SIFT_STOP_GRACEFUL);
             return 0;
         }
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) break;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && last.index == -2) {
+            fprintf(stderr, "MERGE-OUTER: successful in %zu attempt(s)\n", attempts);
+            break;
+        }
         if (last.index < 0) {
             fprintf(stderr, "sift: merge: the merge process died before its first input\n");
             return 1;
@@ -263,8 +267,15 @@ int sift_merge(sift_fuzzer *f)
     sift_mcf mcf;
     if (names && share_snapshot(f, &shared) &&
         sift_mcf_open(&mcf, o->merge_control_file, names, n, nold) == 0) {
-        fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n, nold);
-        rc = run_children(f, inputs, n, nold, &mcf);
+        if (mcf.done) {
+            rc = 0;
+        } else {
+            fprintf(stderr, "MERGE-OUTER: %zu files, %zu in the initial corpus\n", n, nold);
+            if (o->merge_control_file)
+                fprintf(stderr, "MERGE-INNER: using the control file '%s'\n",
+                        o->merge_control_file);
+            rc = run_children(f, inputs, n, nold, &mcf);
+        }
         sift_mcf_close(&mcf);
     }
     free(names);
