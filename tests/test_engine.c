@@ -230,6 +230,7 @@ static void timeouts_ooms_and_signals_leave_artifacts(void **state)
             else
                 assert_int_not_equal(rc, 0);
             assert_non_null(strstr(proc.err, cases[i].line));
+            assert_null(strstr(proc.err, "; base unit: ")); /* a seed is no mutant */
             assert_int_equal(entries("r", "*"), 0);
             if (from_file) {
                 assert_null(strstr(proc.err, "Test unit written"));
@@ -425,7 +426,8 @@ static void minimize_crash_cuts_until_nothing_more_goes(void **state)
 
 /* As libFuzzer: a custom mutator turns -len_control off unless the command line sets it (the
  * limit is then -max_len, printed as "lim:"), and a custom mutation's status line names the
- * operators of its LLVMFuzzerMutate calls. -verbosity=2 lists the flags given. */
+ * operators of its LLVMFuzzerMutate calls, as does the crash report, with the entry it came
+ * from. -verbosity=2 lists the flags given. */
 static void custom_mutator_and_initialize_are_used(void **state)
 {
     (void)state;
@@ -438,6 +440,11 @@ static void custom_mutator_and_initialize_are_used(void **state)
     assert_non_null(strstr(proc.err, "corp: 1/1b lim: 4096 exec/s: "));
     assert_non_null(strstr(proc.err, " MS: "));
     assert_null(strstr(proc.err, " MS: 1 Custom-"));
+    const char *ms = strstr(proc.err, "\nMS: ");
+    assert_non_null(ms);
+    const char *base = strstr(ms, "; base unit: ");
+    assert_non_null(base);
+    assert_int_equal(strspn(base + strlen("; base unit: "), "0123456789abcdef"), 40);
     assert_int_equal(SIFT_TEST_SH("head -c 2 a/crash-*"), 0);
     assert_string_equal(proc.out, "#!");
     assert_int_equal(SIFT_TEST_SH("rm -rf c && mkdir c && ./custom -runs=10 -len_control=100 c"),

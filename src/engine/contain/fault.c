@@ -145,10 +145,31 @@ static void print_stack_trace(void)
     backtrace_symbols_fd(frames, n, sift_report_fd());
 }
 
+/* libFuzzer's line on how the mutant that F runs was made. */
+static void report_mutation(const sift_fault *f)
+{
+    const char *trace = f->mutation, *base = f->base_unit;
+    if (!trace || !base) return;
+    uint64_t ops = 0;
+    for (const char *c = trace; *c; c++)
+        ops += *c == '-';
+    sift_report o;
+    o.len = 0;
+    sift_report_str(&o, "MS: ");
+    sift_report_u64(&o, ops);
+    sift_report_str(&o, " ");
+    sift_report_str(&o, trace);
+    sift_report_str(&o, "; base unit: ");
+    sift_report_str(&o, base);
+    sift_report_str(&o, "\n");
+    sift_report_flush(&o);
+}
+
 static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data, size_t size)
 {
     if (g_child_crashed && getpid() != g_fuzz_pid) atomic_store(g_child_crashed, 1);
     if (!f->inputs_are_files) {
+        report_mutation(f);
         sift_report_unit(data, size);
         sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data,
                             size, NULL, 0);

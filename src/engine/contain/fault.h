@@ -46,6 +46,11 @@ typedef struct {
     bool inputs_are_files;
     /* Set while the seeds run, before the first mutant: a leak report says so, as libFuzzer's. */
     bool initial_corpus;
+    /* While a mutant runs: the operators that made it ("-" separated) and the name of the entry
+     * it was made from, which a report prints before the unit, as libFuzzer's "MS: N ...; base
+     * unit: SHA1" line. NULL otherwise. */
+    const char *volatile mutation;
+    const char *volatile base_unit;
     /* Called on the reporting thread before the running input's report is completed and the
      * process exits, with BEFORE_REPORT_CTX: the last chance to write out what the input did
      * (the records of -trace). Async-signal-safe. NULL for none. */

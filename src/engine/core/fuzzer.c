@@ -579,8 +579,11 @@ int sift_fuzzer_run(sift_fuzzer *f)
          * tells both that and whether it found something new. */
         bool reduce =
             !again && (f->opts->reduce_inputs || f->opts->shrink) && size < e->size && e->nfeatures;
+        f->fault.mutation = f->mutator.trace;
+        f->fault.base_unit = e->name;
         bool found = reduce ? sift_fuzzer_try_smaller(f, f->buf, size, e)
                             : sift_fuzzer_try_mutant(f, f->buf, size);
+        f->fault.mutation = f->fault.base_unit = NULL;
         if (found) {
             sift_corpus_found(f->corpus, e);
             if (f->hooks.found) f->hooks.found(f->hooks.ctx, f, e);
