@@ -110,7 +110,7 @@ static void cross_over_and_mutate_depth(void **state)
 {
     (void)state;
     static const char count[] =
-        "rm -rf c && mkdir c && ./calc -seed=1 -runs=30000 %s c 2>&1 | grep -a 'MS:' > ms; "
+        "rm -rf c && mkdir c && ./calc -seed=1 -runs=30000 %s c 2>&1 | grep -a 'NEW .*MS:' > ms; "
         "echo $(wc -l < ms) $(grep -c CrossOver ms) $(grep -v 'All-$' ms | grep -vc 'MS: 1 ')";
     static const char *const flags[] = {"", "-cross_over=0", "-mutate_depth=1"};
     long lines[3], crossed[3], stacked[3];
@@ -142,7 +142,7 @@ static void acquired_crash_state_silences_the_exit(void **state)
 }
 
 /* -close_fd_mask=2 silences the target's stderr, not the sanitizer's report, which goes to a
- * copy of it, as libFuzzer sends it. */
+ * copy of it, as libFuzzer sends it, nor sift's own lines; 1 silences its stdout. */
 static void silenced_stderr_keeps_the_sanitizer_report(void **state)
 {
     (void)state;
@@ -151,9 +151,15 @@ static void silenced_stderr_keeps_the_sanitizer_report(void **state)
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(proc.err, "ERROR: AddressSanitizer: heap-buffer-overflow"));
     assert_non_null(strstr(proc.err, "Test unit written to a/crash-"));
+    assert_int_equal(SIFT_TEST_SH("printf P > c/b && ./faults -runs=0 -close_fd_mask=2 c"), 0);
+    assert_null(strstr(proc.err, "FAULTS_STDERR"));
+    assert_non_null(strstr(proc.err, "INITED"));
+    assert_non_null(strstr(proc.out, "FAULTS_STDOUT"));
+    assert_int_equal(SIFT_TEST_SH("./faults -runs=0 -close_fd_mask=1 c"), 0);
+    assert_non_null(strstr(proc.err, "FAULTS_STDERR"));
+    assert_null(strstr(proc.out, "FAULTS_STDOUT"));
 }
 
-/* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
 /* SIGUSR1 and SIGUSR2 stop a run (a -fork campaign too) after the input that was running, with
  * libFuzzer's lines and exit code 0; a merge's child writes that input's progress into the control
  * file first, and what it saved so far stays (there, "U" only: "zz" never ran). The harness signals
@@ -199,6 +205,7 @@ static void fork_says_why_it_ends(void **state)
     expect_err("./argv0 -fork=1 -runs=2000", 0, " iterations, wrapping up soon\n");
 }
 
+/* A harness whose LLVMFuzzerInitialize writes over argv[0] is stopped, as libFuzzer stops it. */
 static void modified_argv0_stops_the_run(void **state)
 {
     (void)state;

@@ -26,22 +26,24 @@ extern int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 /* A sanitizer runtime's, when one is linked in. */
 extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
-/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr. Crash reports,
- * sift's and the sanitizer's, go to a copy of the old stderr, as libFuzzer sends them, so a
- * crash found with a silenced target is still explained. */
-static void close_fds(long long mask)
+/* -close_fd_mask: silence a noisy target; 1 closes stdout, 2 closes stderr while the target
+ * runs (F's executor swaps it), so sift's own lines still show. Crash reports, sift's and the
+ * sanitizer's, go to a copy of the old stderr, as libFuzzer sends them, so a crash found with
+ * a silenced target is still explained. */
+static void close_fds(sift_fuzzer *f, long long mask)
 {
-    int null = open("/dev/null", O_WRONLY);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null < 0) return;
-    if (mask & 2) {
-        int copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-        sift_report_set_fd(copy);
-        if (copy >= 0 && __sanitizer_set_report_fd)
-            __sanitizer_set_report_fd((void *)(intptr_t)copy);
-    }
     if (mask & 1) dup2(null, STDOUT_FILENO);
-    if (mask & 2) dup2(null, STDERR_FILENO);
-    close(null);
+    int copy = mask & 2 ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+    if (copy < 0) {
+        close(null);
+        return;
+    }
+    sift_report_set_fd(copy);
+    if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)copy);
+    f->exec.quiet_stderr = null;
+    f->exec.loud_stderr = copy;
 }
 
 /* Runs each file once (or -runs times): reproducing a crash from its artifact. */
@@ -265,11 +267,11 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         fprintf(stderr, "sift: -out, -sync_dir and -name go with -workers=N\n");
         return 1;
     }
-    if (opts.close_fd_mask) close_fds(opts.close_fd_mask);
     sift_handlers_note();
     if (LLVMFuzzerInitialize && initialize(&argc, &argv) != 0) return 1;
     static sift_fuzzer fuzzer;
     if (sift_fuzzer_init(&fuzzer, &opts, target, argv[0]) != 0) return 1;
+    if (opts.close_fd_mask) close_fds(&fuzzer, opts.close_fd_mask);
     int rc;
     if (opts.trace)
         rc = sift_trace_run(&fuzzer);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -48,6 +49,7 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
 {
     keep_freed_memory();
     sift_exec *x = &f->exec;
+    x->quiet_stderr = x->loud_stderr = -1;
     x->rt = sift_rt();
     x->export_cap = 1u << 16;
     x->export_buf = x->rt ? malloc(x->export_cap) : NULL;
@@ -155,9 +157,11 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
      * empty harness a clock read costs about a tenth of an execution. */
     uint64_t t0 = f->fault.started_ns;
     uintptr_t top = sift_rt_depth_begin();
+    if (f->exec.quiet_stderr >= 0) dup2(f->exec.quiet_stderr, STDERR_FILENO);
     sift_msan_enter_target(in, size, 2);
     f->target(in, size);
     sift_msan_leave_target();
+    if (f->exec.loud_stderr >= 0) dup2(f->exec.loud_stderr, STDERR_FILENO);
     sift_rt_depth_end(f->exec.rt, top);
     uint64_t end = sift_now_ns();
     f->exec.rt->tracing = false;

@@ -33,6 +33,10 @@ typedef struct {
     sift_features features; /* the last execution's, when they were asked for */
     uint64_t end_ns;        /* when the last execution returned (0 before the first) */
     uint64_t last_ns;       /* how long it ran */
+    /* -close_fd_mask=2: stderr is QUIET_STDERR (/dev/null) while the target runs, and the
+     * process's own again (LOUD_STDERR, a copy) between runs, so that sift's lines still show,
+     * as libFuzzer's, which prints through a copy. Both -1 otherwise. */
+    int quiet_stderr, loud_stderr;
 } sift_exec;
 
 /* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for
