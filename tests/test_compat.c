@@ -194,6 +194,26 @@ static void memory_sanitizer_sees_only_the_target(void **state)
     assert_null(strstr(proc.err, "MemorySanitizer"));
 }
 
+/* -features_dir gets a file per input the corpus takes, named as the input; the
+ * -mutation_graph_file a vertex per input and, for a mutant, an edge from its parent labelled
+ * with its mutations, in DOT's syntax (LLVM's features_dir and mutation-graph tests). */
+static void finds_are_recorded_for_tools(void **state)
+{
+    (void)state;
+    SIFT_TEST_SH("rm -rf c fd g && mkdir c fd && ./calc -seed=1 -runs=5000 -features_dir=fd "
+                 "-mutation_graph_file=g c");
+    assert_int_equal(SIFT_TEST_SH("n=0; for f in c/*; do b=${f#c/}; test -s fd/$b || exit 1; "
+                                  "grep -q \"^\\\"$b\\\"$\" g || exit 1; n=$((n+1)); done; "
+                                  "echo $n $(ls fd | wc -l)"),
+                     0);
+    long inputs = strtol(proc.out, NULL, 10);
+    assert_true(inputs > 3);
+    assert_int_equal(SIFT_TEST_SH("grep -Ec '^\"[0-9a-f]{40}\" -> \"[0-9a-f]{40}\" "
+                                  "\\[label=\"([A-Za-z]+-)+\"\\];$' g"),
+                     0);
+    assert_true(strtol(proc.out, NULL, 10) > 0);
+}
+
 /* A -fork campaign that spends its budget says so and ends with its exit code and time, as
  * libFuzzer's fork mode does (its lit test fork.test looks for both). */
 static void fork_says_why_it_ends(void **state)
@@ -375,6 +395,7 @@ int main(void)
         cmocka_unit_test(modified_argv0_stops_the_run),
         cmocka_unit_test(sigusr_exits_gracefully),
         cmocka_unit_test(fork_says_why_it_ends),
+        cmocka_unit_test(finds_are_recorded_for_tools),
         cmocka_unit_test(memory_sanitizer_sees_only_the_target),
         cmocka_unit_test(acquired_crash_state_silences_the_exit),
         cmocka_unit_test(silenced_stderr_keeps_the_sanitizer_report),

@@ -80,6 +80,8 @@ static const struct {
     {"seed_inputs", offsetof(sift_options, seed_inputs), 1},
     {"artifact_prefix", offsetof(sift_options, artifact_prefix), 1},
     {"exact_artifact_path", offsetof(sift_options, exact_artifact_path), 0},
+    {"features_dir", offsetof(sift_options, features_dir), 0},
+    {"mutation_graph_file", offsetof(sift_options, mutation_graph_file), 0},
     {"stats_file", offsetof(sift_options, stats_file), 0},
     {"exit_on_item", offsetof(sift_options, exit_on_item), 0},
     {"out", offsetof(sift_options, out), 0},

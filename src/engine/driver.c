@@ -82,6 +82,19 @@ static int reproduce(sift_fuzzer *f, char **argv)
 
 /* Prints "sift: WHAT: cannot write into FOLDER: PROBLEM" unless FOLDER (that of PATH when
  * OF_PATH) takes new files. */
+/* Whether FOLDER, which the run needs, is missing: then says so in libFuzzer's words, which
+ * name the folder and the problem. */
+static bool required_folder_missing(const char *folder)
+{
+    if (!*folder) {
+        fprintf(stderr, "ERROR: Provided directory path is an empty string\n");
+        return true;
+    }
+    if (access(folder, F_OK) == 0 || errno != ENOENT) return false;
+    fprintf(stderr, "ERROR: The required directory \"%s\" does not exist\n", folder);
+    return true;
+}
+
 static int check_folder(const char *what, const char *path, bool of_path)
 {
     char folder[4096], err[4352];
@@ -89,6 +102,7 @@ static int check_folder(const char *what, const char *path, bool of_path)
         fprintf(stderr, "sift: %s: path too long\n", what);
         return -1;
     }
+    if (required_folder_missing(of_path ? folder : path)) return -1;
     if (sift_fs_check_writable(of_path ? folder : path, err, sizeof err) != 0) {
         fprintf(stderr, "sift: %s: cannot write into %s\n", what, err);
         return -1;
@@ -122,6 +136,10 @@ static int check_outputs(const sift_options *o, bool files)
         }
         if (check_folder(what, path, true) != 0) return -1;
     }
+    if (fuzzing && o->features_dir) {
+        snprintf(what, sizeof what, "-features_dir=%s", o->features_dir);
+        if (check_folder(what, o->features_dir, false) != 0) return -1;
+    }
     if (fuzzing && o->stats_file) {
         snprintf(what, sizeof what, "-stats_file=%s", o->stats_file);
         if (sift_fs_is_dir(o->stats_file) == 1) {
@@ -133,11 +151,20 @@ static int check_outputs(const sift_options *o, bool files)
     return 0;
 }
 
+/* FOLDER and those above it, made where missing; -1 after libFuzzer's line. */
+static int make_folder(const char *folder)
+{
+    char err[4352];
+    if (sift_fs_mkdirs(folder, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "ERROR: Failed to create directory \"%s\" (%s)\n", folder, err);
+    return -1;
+}
+
 /* -create_missing_dirs=1: the folders a run writes into, made when missing, as libFuzzer makes
- * them: the corpus folders when fuzzing or merging, and those of the artifacts. */
+ * them: the corpus folders when fuzzing or merging, -features_dir, and those of the artifacts. */
 static int create_missing_dirs(const sift_options *o)
 {
-    char folder[4096], err[4352];
+    char folder[4096];
     const char *paths[] = {o->artifact_prefix, o->exact_artifact_path};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (!paths[i] || !*paths[i]) continue;
@@ -145,19 +172,12 @@ static int create_missing_dirs(const sift_options *o)
             fprintf(stderr, "sift: %s: path too long\n", paths[i]);
             return -1;
         }
-        if (sift_fs_mkdirs(folder, err, sizeof err) != 0) {
-            fprintf(stderr, "sift: %s\n", err);
-            return -1;
-        }
+        if (make_folder(folder) != 0) return -1;
     }
+    if (o->features_dir && make_folder(o->features_dir) != 0) return -1;
     if (o->minimize_crash || o->cleanse_crash || o->trace) return 0;
-    for (size_t i = 0; i < o->ninputs; i++) {
-        if (access(o->inputs[i], F_OK) == 0) continue;
-        if (sift_fs_mkdirs(o->inputs[i], err, sizeof err) != 0) {
-            fprintf(stderr, "sift: %s\n", err);
-            return -1;
-        }
-    }
+    for (size_t i = 0; i < o->ninputs; i++)
+        if (access(o->inputs[i], F_OK) != 0 && make_folder(o->inputs[i]) != 0) return -1;
     return 0;
 }
 
@@ -253,6 +273,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
     if (opts.create_missing_dirs && create_missing_dirs(&opts) != 0) return 1;
     bool files = false;
     for (size_t i = 0; i < opts.ninputs; i++) {
+        if (required_folder_missing(opts.inputs[i])) return 1;
         int dir = sift_fs_is_dir(opts.inputs[i]);
         if (dir < 0) {
             fprintf(stderr, "sift: %s: %s\n", opts.inputs[i], strerror(errno));

@@ -113,12 +113,18 @@ static const flag flags[] = {
            "(default: the current folder)."),
     STRING(exact_artifact_path, 1,
            "Write the single artifact of a failure to this path, overriding -artifact_prefix."),
+    STRING(features_dir, 1,
+           "Write each input the corpus takes as a file of its features here, named as the "
+           "input: 32-bit numbers in the host's byte order, sift's feature ids folded to 32 bits."),
+    STRING(mutation_graph_file, 1,
+           "Append each input the corpus takes to this file as a graph in DOT's syntax: its SHA-1 "
+           "and an edge from the entry it was made from, labelled with the mutations."),
     INT(report_slow_units, 10, 0, INT_MAX,
         "Write an input that runs at least this many seconds, and 10% longer than any before, as "
         "slow-unit-<sha1>."),
     BOOL(create_missing_dirs, 0,
-         "If 1, create the corpus folders and the folders of -artifact_prefix and "
-         "-exact_artifact_path when they do not exist."),
+         "If 1, create the corpus folders, -features_dir and the folders of -artifact_prefix "
+         "and -exact_artifact_path when they do not exist."),
     BOOL(ignore_remaining_args, 0,
          "If 1, read no argument after this one: they are the harness's own, for "
          "LLVMFuzzerInitialize."),

@@ -50,7 +50,9 @@ typedef struct {
     const char *seed_inputs; /* "a,b" or "@file" holding that list: seeds besides the folders' */
     const char *artifact_prefix;
     const char *exact_artifact_path;
-    long long report_slow_units; /* seconds; 0 reports every new slowest input */
+    const char *features_dir;        /* -features_dir: a file of features per input taken */
+    const char *mutation_graph_file; /* -mutation_graph_file: how each input taken was made */
+    long long report_slow_units;     /* seconds; 0 reports every new slowest input */
     const char *stats_file;
     const char *exit_on_item;       /* SHA-1 of an input whose entry into the corpus ends the run */
     const char *merge_control_file; /* -merge_control_file: the merge's progress record */

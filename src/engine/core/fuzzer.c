@@ -1,6 +1,7 @@
 /* One fuzzing process: executes inputs, judges novelty, grows the corpus, prints progress. */
 #include "engine/core/fuzzer.h"
 #include "engine/core/exec.h"
+#include "engine/core/finds.h"
 #include "engine/core/msan.h"
 #include "engine/contain/artifact.h"
 #include "engine/base/files.h"
@@ -166,6 +167,8 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
                                     coarse_time(ns), name, f->stats.execs);
     if (!e) return NULL;
     if (save) sift_corpus_dir_save(&f->dir, e);
+    sift_finds_record(f->opts, name, features->ids, features->n, f->fault.base_unit,
+                      f->fault.mutation);
     /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
     if (f->opts->exit_on_item && strcmp(f->opts->exit_on_item, name) == 0) {
         fprintf(stderr, "INFO: found item with checksum '%s', exiting.\n", name);
