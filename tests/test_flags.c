@@ -413,6 +413,15 @@ static void remaining_args_can_be_left_to_the_harness(void **state)
     assert_int_equal(o.nignored, 0);
     assert_string_equal(argv[3], "-runs=x");
     assert_string_equal(argv[4], "own");
+    /* The inputs before it stay before it, where a harness that reads its own flags after it
+     * (LLVM's FlagsTest) does not see them. */
+    char *mixed[] = {"fuzzer", "c", "--own", "-runs=1", "-ignore_remaining_args=1", "--x", NULL};
+    sift_options_defaults(&o);
+    assert_int_equal(sift_options_parse(&o, 6, mixed, err, sizeof err), 0);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_string_equal(mixed[4], "-ignore_remaining_args=1");
+    assert_string_equal(mixed[5], "--x");
 }
 
 static void any_number_of_inputs_go_last_in_order(void **state)

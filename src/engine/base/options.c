@@ -331,9 +331,14 @@ static int ignored_last(char **argv, int end)
 int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return 0;
-    /* What follows is the harness's own (LLVMFuzzerInitialize reads it), as in libFuzzer. */
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-ignore_remaining_args=1")) argc = i + 1;
+    /* What follows is the harness's own (LLVMFuzzerInitialize reads it), as in libFuzzer; the
+     * flag itself stays in its place, ahead of all that, as the harness looks for it there. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-ignore_remaining_args=1") != 0) continue;
+        o->ignore_remaining_args = 1;
+        argc = i;
+        break;
+    }
     int first_input = inputs_last(argc, argv);
     o->inputs = argv + first_input;
     o->ninputs = (size_t)(argc - first_input);
