@@ -71,6 +71,9 @@ static int reproduce(sift_fuzzer *f, char **argv)
         fprintf(stderr, "Executed %s in %llu ms\n", o->inputs[i],
                 (unsigned long long)((sift_now_ns() - t0) / SIFT_MS_NS));
         if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
+        /* Its coverage, for -print_coverage's listing: one more run that lists it. */
+        if (o->print_coverage || o->print_full_coverage)
+            sift_fuzzer_try(f, data, size, false, NULL);
         free(data);
     }
     fprintf(stderr, "***\n*** NOTE: fuzzing was not performed, you have only\n"

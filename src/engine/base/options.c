@@ -129,6 +129,18 @@ static const flag flags[] = {
          "If 1, read no argument after this one: they are the harness's own, for "
          "LLVMFuzzerInitialize."),
     BOOL(print_final_stats, 0, "If 1, print statistics at exit."),
+    BOOL(print_pcs, 0, "If 1, print each program counter an input taken covers first (NEW_PC)."),
+    INT(print_funcs, 2, 0, INT_MAX,
+        "Print at most this many of the functions an input taken covers first (NEW_FUNC)."),
+    STRING(exit_on_src_pos, 1,
+           "Exit (code 0) once an input taken covers code whose function or FILE:LINE holds "
+           "this text, e.g. foo.cc:123 (needs a sanitizer's symbolizer)."),
+    BOOL(print_coverage, 0,
+         "If 1, print the functions covered and not, with their edges, at exit (needs a "
+         "sanitizer's symbolizer)."),
+    BOOL(print_full_coverage, 0,
+         "If 1, print every function's uncovered (U) and covered (C) lines at exit (needs a "
+         "sanitizer's symbolizer)."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),
     INT(rss_limit_mb, 2048, 0, INT_MAX,

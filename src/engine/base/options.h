@@ -51,6 +51,11 @@ typedef struct {
     const char *artifact_prefix;
     const char *exact_artifact_path;
     const char *features_dir;        /* -features_dir: a file of features per input taken */
+    long long print_pcs;             /* -print_pcs: NEW_PC lines */
+    long long print_funcs;           /* -print_funcs: NEW_FUNC lines per input taken, at most */
+    const char *exit_on_src_pos;     /* -exit_on_src_pos: FILE:LINE or function that ends it */
+    long long print_coverage;        /* -print_coverage: covered functions at exit */
+    long long print_full_coverage;   /* -print_full_coverage: U and C lines at exit */
     const char *mutation_graph_file; /* -mutation_graph_file: how each input taken was made */
     long long report_slow_units;     /* seconds; 0 reports every new slowest input */
     const char *stats_file;

@@ -110,7 +110,7 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
     opts->seed = (long long)seed;
     fprintf(stderr, "INFO: Seed: %llu\n", (unsigned long long)seed);
     if (opts->verbosity) sift_exec_print_modules(f->exec.rt);
-    if (opts->print_final_stats) {
+    if (opts->print_final_stats || opts->print_coverage || opts->print_full_coverage) {
         f->fault.final_stats = final_stats;
         f->fault.final_stats_ctx = f;
     }
@@ -142,6 +142,7 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_corpus_free(f->corpus);
     sift_corpus_dir_free(&f->dir);
     sift_dict_free(&f->dict);
+    sift_pcs_free(&f->pcs);
     free(f->buf);
     sift_exec_free(f);
 }
@@ -169,6 +170,10 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     if (save) sift_corpus_dir_save(&f->dir, e);
     sift_finds_record(f->opts, name, features->ids, features->n, f->fault.base_unit,
                       f->fault.mutation);
+    /* libFuzzer reports what the seeds cover only once they all ran. */
+    if (sift_pcs_wanted(f->opts))
+        sift_pcs_observe(&f->pcs, f->opts, f->exec.rt, features->ids, features->n,
+                         !f->fault.initial_corpus);
     /* -exit_on_item, as libFuzzer: the run has reached the input it was looking for. */
     if (f->opts->exit_on_item && strcmp(f->opts->exit_on_item, name) == 0) {
         fprintf(stderr, "INFO: found item with checksum '%s', exiting.\n", name);
@@ -335,10 +340,17 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
 
 /* The fault handlers' hook: the final stats after a fault's report, as libFuzzer prints them
  * when it dies. Reads only. */
+/* What libFuzzer prints last, after a fault too: -print_final_stats's "stat::" lines and the
+ * -print_coverage listings (which symbolize: a fault in a signal handler risks them, as in
+ * libFuzzer, only when they are asked for). */
 static void final_stats(void *fuzzer)
 {
-    sift_progress p = progress(fuzzer, sift_now_ns());
-    sift_progress_print_final(&p);
+    sift_fuzzer *f = fuzzer;
+    if (f->opts->print_final_stats) {
+        sift_progress p = progress(f, sift_now_ns());
+        sift_progress_print_final(&p);
+    }
+    sift_pcs_print_coverage(&f->pcs, f->opts, f->exec.rt);
 }
 
 /* Prints a libFuzzer status line ("#N\tNEW    cov: ..."). */
@@ -501,7 +513,15 @@ static int start_run(sift_fuzzer *f)
      * that only the empty input reaches would be found never. */
     static const uint8_t none;
     f->fault.initial_corpus = true;
-    sift_fuzzer_execute(f, &none, 0);
+    if (sift_pcs_wanted(f->opts)) {
+        /* Kept by no entry, yet covered: libFuzzer keeps it. */
+        uint64_t ns;
+        sift_exec_judge_features(f, &none, 0, false, &ns);
+        sift_pcs_observe(&f->pcs, f->opts, f->exec.rt, f->exec.features.ids, f->exec.features.n,
+                         false);
+    } else {
+        sift_fuzzer_execute(f, &none, 0);
+    }
     if ((f->hooks.seed ? f->hooks.seed(f->hooks.ctx, f) : load_seeds(f)) != 0) return 1;
     f->fault.initial_corpus = false;
     f->buf = malloc(f->max_len);
@@ -531,10 +551,7 @@ static int finish_run(sift_fuzzer *f, int rc)
     }
     if (rc == 0 && f->opts->stats_file && write_stats(f) != 0) rc = 1;
     sift_fault_say_stop(f->fault.stop_requested);
-    if (f->opts->print_final_stats) {
-        sift_progress p = progress(f, sift_now_ns());
-        sift_progress_print_final(&p);
-    }
+    final_stats(f);
     fprintf(stderr, "Done %llu runs in %llu second(s)\n", (unsigned long long)f->stats.execs,
             (unsigned long long)((sift_now_ns() - f->stats.start_ns) / SIFT_SECOND_NS));
     return rc;

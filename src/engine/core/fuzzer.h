@@ -9,6 +9,7 @@
 #include "engine/core/mutate.h"
 #include "engine/base/options.h"
 #include "engine/core/exec.h"
+#include "engine/core/pcs.h"
 #include "sift/snapshot.h"
 
 #include <stdbool.h>
@@ -61,6 +62,7 @@ struct sift_fuzzer {
      * separated, the first 10 (all at -verbosity=2), as libFuzzer prints a custom mutation. */
     char *custom_trace;
     sift_exec exec;
+    sift_pcs pcs; /* program counters covered, for libFuzzer's NEW_PC/NEW_FUNC and coverage */
     sift_fuzzer_hooks hooks;
 };
 
