@@ -381,6 +381,26 @@ static void test_guards(void **state)
     sift_snapshot_free(snap);
 }
 
+/* A harness built with -fsanitize-coverage=trace-pc builds, and stops at its first edge with
+ * libFuzzer's words (LLVM's deprecated-instrumentation test). */
+static void test_trace_pc_is_refused_at_run_time(void **state)
+{
+    fixture *f = *state;
+    char exe[PATH_MAX];
+    const char *cc[] = {SIFT_BUILD_DIR "/bin/sift-cc",
+                        SIFT_TEST_SAN,
+                        "-fsanitize=fuzzer",
+                        "-fsanitize-coverage=trace-pc",
+                        SIFT_SOURCE_DIR "/examples/calc.c",
+                        NULL};
+    assert_true(build(f->dir, "trace-pc", cc, exe));
+    sift_test_proc p;
+    sift_test_run(&p, (const char *[]){exe, "-runs=10", NULL}, NULL);
+    assert_int_equal(p.status, 1);
+    assert_non_null(
+        strstr(p.err, "-fsanitize-coverage=trace-pc is no longer supported by libFuzzer.\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_guards),
         cmocka_unit_test(test_function_index),
         cmocka_unit_test(test_function_index_registration),
+        cmocka_unit_test(test_trace_pc_is_refused_at_run_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

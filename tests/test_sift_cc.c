@@ -271,10 +271,11 @@ static void test_user_coverage(void **state)
     assert_true(has_line(p.out, "-fsanitize-coverage=trace-div"));
 
     const char *env[] = {f->fake_env, NULL};
-    sift_test_run(&p, (const char *[]){SIFT_CC, "-fsanitize-coverage=trace-pc", "a.c", NULL}, env);
+    sift_test_run(
+        &p, (const char *[]){SIFT_CC, "-fsanitize-coverage=inline-bool-flag", "a.c", NULL}, env);
     assert_int_equal(p.status, 1);
     assert_string_equal(p.out, "");
-    assert_non_null(strstr(p.err, "trace-pc"));
+    assert_non_null(strstr(p.err, "inline-bool-flag"));
     assert_ptr_equal(strchr(p.err, '\n'), p.err + strlen(p.err) - 1);
 }
 

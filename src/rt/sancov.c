@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 SIFT_RT_NOINSTR static bool module_room(sift_rt_state *rt)
 {
@@ -118,4 +119,17 @@ SIFT_RT_NOINSTR void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
     if (!g) return;
     /* Only an existing state numbers guards, so sift_rt() is not NULL here. */
     sift_hit(&sift_rt()->guards[g >> SIFT_RT_GUARD_SHIFT], (g & SIFT_RT_GUARD_MAX) - 1);
+}
+
+/* -fsanitize-coverage=trace-pc: a call per edge, with no counter to keep, which libFuzzer has
+ * dropped as well. A program built with it stops at its first edge with libFuzzer's words, so
+ * that a build that looks fine is not fuzzed blind. */
+SIFT_RT_NOINSTR void __sanitizer_cov_trace_pc(void)
+{
+    fputs("-fsanitize-coverage=trace-pc is no longer supported by libFuzzer.\n"
+          "Please either migrate to a compiler that supports -fsanitize=fuzzer\n"
+          "or use an older version of libFuzzer\n",
+          stderr);
+    /* Not exit(): the engine would take that for the target's own exit, a crash. */
+    _exit(1);
 }

@@ -29,6 +29,8 @@
 
 /* Defined by a sanitizer runtime when one is linked in; NULL otherwise. */
 extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
+extern void __sanitizer_print_memory_profile(size_t top_percent, size_t max_reports)
+    __attribute__((weak));
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 extern int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *,
                                                                          size_t),
@@ -405,6 +407,9 @@ static void *watch_process(void *arg)
         sift_report_u64(&o, limit);
         sift_report_str(&o, "Mb)\n   To change the out-of-memory limit use -rss_limit_mb=<N>\n\n");
         sift_report_flush(&o);
+        /* What holds the memory, under ASan: the allocations of 95% of the heap, 8 at most,
+         * as libFuzzer prints them ("Live Heap Allocations"). This thread is no handler. */
+        if (__sanitizer_print_memory_profile) __sanitizer_print_memory_profile(95, 8);
         dump_current_unit(f, "oom");
         say("SUMMARY: libFuzzer: out-of-memory\n");
         final_stats(f);
