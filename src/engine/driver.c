@@ -66,11 +66,14 @@ static int reproduce(sift_fuzzer *f, char **argv)
         }
         fprintf(stderr, "Running: %s\n", o->inputs[i]);
         uint64_t t0 = sift_now_ns();
-        for (long long r = 0; r < times; r++)
+        /* A leak is checked after each run, as libFuzzer checks: a leaking input run -runs
+         * times would otherwise run out of memory before it is reported. */
+        for (long long r = 0; r < times; r++) {
             sift_fuzzer_execute(f, data, size);
+            if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
+        }
         fprintf(stderr, "Executed %s in %llu ms\n", o->inputs[i],
                 (unsigned long long)((sift_now_ns() - t0) / SIFT_MS_NS));
-        if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
         /* Its coverage, for -print_coverage's listing: one more run that lists it. */
         if (o->print_coverage || o->print_full_coverage)
             sift_fuzzer_try(f, data, size, false, NULL);
