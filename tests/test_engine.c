@@ -232,7 +232,7 @@ static void timeouts_ooms_and_signals_leave_artifacts(void **state)
             assert_non_null(strstr(proc.err, cases[i].line));
             assert_null(strstr(proc.err, "; base unit: ")); /* a seed is no mutant */
             /* Under ASan, what holds the memory, as libFuzzer prints it. */
-            if (cases[i].input[0] == 'O' && SIFT_TEST_SAN[0])
+            if (cases[i].input[0] == 'O' && SIFT_TEST_SAN[0] != '\0')
                 assert_non_null(strstr(proc.err, "Live Heap Allocations"));
             assert_int_equal(entries("r", "*"), 0);
             if (from_file) {

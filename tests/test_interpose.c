@@ -81,6 +81,7 @@ static void test_interposed_match_libc(void **state)
     int (*volatile my_strcasecmp)(const char *, const char *) = strcasecmp;
     int (*volatile my_strncasecmp)(const char *, const char *, size_t) = strncasecmp;
     char *(*volatile my_strstr)(const char *, const char *) = strstr;
+    char *(*volatile my_strcasestr)(const char *, const char *) = strcasestr;
     void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
     int (*lc_memcmp)(const void *, const void *, size_t) = libc("memcmp");
     int (*lc_strcmp)(const char *, const char *) = libc("strcmp");
@@ -88,9 +89,11 @@ static void test_interposed_match_libc(void **state)
     int (*lc_strcasecmp)(const char *, const char *) = libc("strcasecmp");
     int (*lc_strncasecmp)(const char *, const char *, size_t) = libc("strncasecmp");
     char *(*lc_strstr)(const char *, const char *) = libc("strstr");
+    char *(*lc_strcasestr)(const char *, const char *) = libc("strcasestr");
     void *(*lc_memmem)(const void *, size_t, const void *, size_t) = libc("memmem");
     assert_ptr_not_equal(my_memcmp, lc_memcmp);
     assert_ptr_not_equal(my_strstr, lc_strstr);
+    assert_ptr_not_equal(my_strcasestr, lc_strcasestr);
 
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         const pair *p = &pairs[i];
@@ -105,6 +108,7 @@ static void test_interposed_match_libc(void **state)
         SAME(i, "strncasecmp", sign(my_strncasecmp(p->a, p->b, p->n)),
              sign(lc_strncasecmp(p->a, p->b, p->n)));
         SAME(i, "strstr", my_strstr(p->a, p->b), lc_strstr(p->a, p->b));
+        SAME(i, "strcasestr", my_strcasestr(p->a, p->b), lc_strcasestr(p->a, p->b));
         SAME(i, "memmem", my_memmem(p->a, p->alen, p->b, p->blen),
              lc_memmem(p->a, p->alen, p->b, p->blen));
     }
@@ -114,7 +118,9 @@ static void test_interposed_record(void **state)
 {
     (void)state;
     int (*volatile my_strcmp)(const char *, const char *) = strcmp;
+    char *(*volatile my_strcasestr)(const char *, const char *) = strcasestr;
     void *(*volatile my_memmem)(const void *, size_t, const void *, size_t) = memmem;
+    static const char hay[] = "Haystack";
     sift_snapshot *snap;
     sift_rt_state *rt = hook_state(&snap);
     uint32_t n = rt->cmps.byte_next;
@@ -122,11 +128,18 @@ static void test_interposed_record(void **state)
     assert_int_equal(rt->cmps.byte_next, n);
     rt->tracing = true;
     int r = my_strcmp("fuzz", "fuzy");
+    uint32_t before_search = rt->cmps.byte_next;
+    char *folded = my_strcasestr(hay, "STACK");
+    char *missed = my_strcasestr(hay, "stick");
+    uint32_t after_search = rt->cmps.byte_next;
     void *found = my_memmem("needle", 6, "dlx", 3);
     rt->tracing = false;
     assert_true(r > 0);
+    assert_ptr_equal(folded, hay + 3);
+    assert_null(missed);
     assert_null(found);
-    assert_int_equal(rt->cmps.byte_next, n + 2);
+    /* The failed strcasestr offers its needle, as a failed strstr or memmem does. */
+    assert_true(after_search > before_search);
     assert_bytes_pair(&rt->cmps.bytes[n % SIFT_CMP_BYTES], "fuzz", "fuzy", 5);
     assert_bytes_pair(last_bytes(rt), "dle", "dlx", 3);
     assert_int_equal(advance(snap, rt->map), SIFT_NEW_EDGE);

@@ -96,6 +96,18 @@ char *strstr(const char *hay, const char *needle)
     return r;
 }
 
+char *strcasestr(const char *hay, const char *needle)
+{
+    size_t hay_len = strlen(hay), needle_len = strlen(needle);
+    char *r = NULL;
+    for (size_t i = 0; !r && needle_len <= hay_len && i <= hay_len - needle_len; i++)
+        if (compare_str((const unsigned char *)hay + i, (const unsigned char *)needle, needle_len,
+                        true) == 0)
+            r = (char *)hay + i;
+    __sanitizer_weak_hook_strcasestr(CALLER_PC(), hay, needle, r);
+    return r;
+}
+
 void *memmem(const void *hay, size_t hay_len, const void *needle, size_t needle_len)
 {
     void *r = (void *)sift_memfind(hay, hay_len, needle, needle_len);
