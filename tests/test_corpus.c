@@ -150,6 +150,25 @@ static void top_rated_prefers_small_and_fast(void **state)
     sift_corpus_free(c);
 }
 
+/* A pinned entry (-keep_seed) stays, and is picked by its weight, when every feature it has
+ * goes to a better entry; an unpinned one in its place is evicted. */
+static void a_pinned_entry_is_never_evicted(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    sift_entry *kept = add(c, "kept", 100, 1000, 1, 2);
+    kept->pinned = true;
+    sift_entry *gone = add(c, "gone", 90, 1000, 3);
+    add(c, "better", 10, 10, 1, 2, 3);
+    assert_true(gone->evicted);
+    sift_corpus_update(c);
+    assert_false(kept->evicted);
+    assert_non_null(kept->data);
+    assert_true(kept->weight > 0);
+    assert_int_equal(sift_corpus_active(c), 2);
+    sift_corpus_free(c);
+}
+
 static void a_smaller_input_outranks_per_feature(void **state)
 {
     (void)state;
@@ -361,6 +380,7 @@ int main(void)
         cmocka_unit_test(add_copies_sorts_and_refuses_duplicates),
         cmocka_unit_test(top_rated_prefers_small_and_fast),
         cmocka_unit_test(an_entry_evicted_by_its_own_input_leaves_a_copy),
+        cmocka_unit_test(a_pinned_entry_is_never_evicted),
         cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(many_random_entries),
         cmocka_unit_test(top_ratings_are_counted_per_domain),

@@ -39,6 +39,7 @@ static const struct {
     I(minimize_crash, 0, 0, 1),
     I(merge, 0, 0, 1),
     I(print_final_stats, 0, 0, 1),
+    I(keep_seed, 0, 0, 1),
     I(print_pcs, 0, 0, 1),
     I(print_funcs, 2, 0, INT_MAX),
     I(print_coverage, 0, 0, 1),

@@ -141,6 +141,20 @@ static void seed_inputs_are_read_with_the_folders(void **state)
     }
 }
 
+/* -keep_seed=1 keeps a seed that adds no coverage: "2+2" takes the edges "1+1" does (its
+ * values differ, hence -features=edges), so only one of them is an entry without it, and both
+ * are with it. */
+static void keep_seed_keeps_what_adds_nothing(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("rm -rf k && mkdir k && printf 1+1 > k/a && printf 2+2 > k/b"),
+                     0);
+    assert_int_equal(SIFT_TEST_SH("./calc -runs=0 -features=edges k"), 0);
+    assert_non_null(strstr(proc.err, " corp: 1/3b "));
+    assert_int_equal(SIFT_TEST_SH("./calc -runs=0 -features=edges -keep_seed=1 k"), 0);
+    assert_non_null(strstr(proc.err, " corp: 2/6b "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +162,7 @@ int main(void)
         cmocka_unit_test(huge_inputs_cost_at_most_max_len),
         cmocka_unit_test(odd_corpus_entries_are_skipped),
         cmocka_unit_test(seed_inputs_are_read_with_the_folders),
+        cmocka_unit_test(keep_seed_keeps_what_adds_nothing),
     };
     return cmocka_run_group_tests(tests, build_harnesses, sift_test_scratch_teardown);
 }

@@ -100,6 +100,9 @@ static const flag flags[] = {
          "With -fork, -jobs or -workers: if 1, go on after an out-of-memory; if 0, end at the "
          "first."),
     BOOL(only_ascii, 0, "If 1, generate only ASCII (isprint and isspace) inputs."),
+    BOOL(keep_seed, 0,
+         "If 1, keep the seeds in the corpus, and never drop them, whether or not they add "
+         "coverage (in one process; -workers drop them as any input)."),
     BOOL(cross_over, 1,
          "If 1, cross inputs over (sift's CrossOver mutation, and LLVMFuzzerCustomCrossOver)."),
     INT(mutate_depth, 5, 1, INT_MAX,

@@ -48,6 +48,7 @@ typedef struct {
     long long status; /* -status: how progress shows (sift_status_mode) */
     const char *dict;
     const char *seed_inputs; /* "a,b" or "@file" holding that list: seeds besides the folders' */
+    long long keep_seed;     /* -keep_seed: seeds stay in the corpus, new coverage or not */
     const char *artifact_prefix;
     const char *exact_artifact_path;
     const char *features_dir;        /* -features_dir: a file of features per input taken */

@@ -128,7 +128,7 @@ static int reserve_feats(sift_corpus *c, size_t extra)
  * frequencies then count live entries only, as libFuzzer's do. */
 static void evict(sift_corpus *c, struct node *nd)
 {
-    if (nd->e.evicted) return;
+    if (nd->e.evicted || nd->e.pinned) return;
     sift_fidlist_reader r = sift_fidlist_read(sift_corpus_packed(nd));
     for (size_t j = 0; j < nd->e.nfeatures; j++) {
         struct feat *f = &c->feats[sift_fidlist_next(&r)];

@@ -33,6 +33,8 @@ typedef struct {
     char name[41];         /* hex SHA-1 of the data: its file name in the corpus folder */
     bool favored;          /* top-rated for at least one feature (minimal covering set) */
     bool evicted;          /* dropped from scheduling for good; the name is kept, data is NULL */
+    bool pinned;           /* never evicted, top-rated or not (-keep_seed's seeds); set by the
+                              caller right after sift_corpus_add */
     double weight;         /* current scheduling weight (docs/scheduling.md), 0 if evicted */
     uint32_t tops[SIFT_DOMAIN_COUNT]; /* features of each domain it is top-rated for */
 } sift_entry;

@@ -404,6 +404,18 @@ static int start_from_newline(sift_fuzzer *f)
 
 /* Runs every seed of the corpus folders (seeds.c reads them); the first folder also receives
  * new inputs. */
+/* -keep_seed=1: the seed DATA stays in the corpus, taken for the coverage it added or not, and
+ * pinned there: picked by its features' rarity as any entry, never dropped. */
+static void keep_seed(sift_fuzzer *f, const uint8_t *data, size_t size)
+{
+    char name[41];
+    sift_sha1_hex(data, size, name);
+    long long at = sift_corpus_find(f->corpus, name);
+    sift_entry *e = at >= 0 ? sift_corpus_at(f->corpus, (size_t)at) : NULL;
+    if (!e) e = admit(f, data, size, sift_exec_features(f, data, size, true), false, NULL);
+    if (e && !e->evicted) e->pinned = true;
+}
+
 static int load_seeds(sift_fuzzer *f) SIFT_FRAME(load_seeds);
 static int load_seeds(sift_fuzzer *f)
 {
@@ -412,8 +424,10 @@ static int load_seeds(sift_fuzzer *f)
     if (sift_seeds_read(o, &seeds) != 0) return -1;
     f->dir.path = o->ninputs ? o->inputs[0] : NULL;
     f->max_len = seeds.max_len;
-    for (size_t i = 0; i < seeds.count; i++)
+    for (size_t i = 0; i < seeds.count; i++) {
         sift_fuzzer_try(f, seeds.list[i].data, seeds.list[i].size, false, NULL);
+        if (o->keep_seed) keep_seed(f, seeds.list[i].data, seeds.list[i].size);
+    }
     sift_seeds_free(&seeds);
     return sift_corpus_count(f->corpus) ? 0 : start_from_newline(f);
 }
