@@ -38,9 +38,14 @@ TEST_DEFS := -Itests -DSIFT_BUILD_DIR='"$(abspath $(BUILD))"' -DSIFT_SOURCE_DIR=
 .PHONY: all check test-all demo bench clean format
 all: $(LIBS) $(BINS)
 
+# The dependency files name each object both ways, under the tree and absolute: a make run with
+# BUILD absolute (test_install's) would otherwise write rules that a later run with BUILD
+# relative never matches, and leave objects stale after a header changes.
+DEP_TARGETS = -MT $(abspath $@) -MT $(patsubst $(CURDIR)/%,%,$(abspath $@))
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP $(DEP_TARGETS) -c $< -o $@
 
 $(BUILD)/lib/libsift-cov.a: $(call obj,$(COV_SRC))
 	@mkdir -p $(dir $@)

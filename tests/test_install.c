@@ -227,6 +227,24 @@ static void destdir_and_uninstall(void **state)
     assert_string_equal(proc.out, "");
 }
 
+/* The install above ran make with BUILD absolute; the suite's own build ran it relative. Each
+ * object's dependency rule must match both spellings, or one make never sees the headers the
+ * other compiled against and leaves the object stale after a header changes. */
+static void dependency_rules_match_the_build_either_way(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("head -1 '%s/obj/src/engine/driver.d'", SIFT_BUILD_DIR), 0);
+    const char *object = "/obj/src/engine/driver.o";
+    char spelled[PATH_MAX + 64];
+    snprintf(spelled, sizeof spelled, "%s%s ", SIFT_BUILD_DIR, object);
+    assert_non_null(strstr(proc.out, spelled));
+    const char *build = SIFT_BUILD_DIR, *source = SIFT_SOURCE_DIR;
+    size_t source_len = strlen(source);
+    if (strncmp(build, source, source_len) != 0 || build[source_len] != '/') return;
+    snprintf(spelled, sizeof spelled, " %s%s", build + source_len + 1, object);
+    assert_non_null(strstr(proc.out, spelled));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +253,7 @@ int main(void)
         cmocka_unit_test(pkg_config_builds_against_the_coverage_api),
         cmocka_unit_test(man_page_lists_every_flag),
         cmocka_unit_test(destdir_and_uninstall),
+        cmocka_unit_test(dependency_rules_match_the_build_either_way),
     };
     return cmocka_run_group_tests(tests, install_into_prefix, sift_test_scratch_teardown);
 }

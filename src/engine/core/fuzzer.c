@@ -143,6 +143,7 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_corpus_dir_free(&f->dir);
     sift_dict_free(&f->dict);
     sift_pcs_free(&f->pcs);
+    sift_recdict_free(&f->recdict);
     free(f->buf);
     sift_exec_free(f);
 }
@@ -170,6 +171,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     if (save) sift_corpus_dir_save(&f->dir, e);
     sift_finds_record(f->opts, name, features->ids, features->n, f->fault.base_unit,
                       f->fault.mutation);
+    if (f->fault.mutation) sift_recdict_note(&f->recdict, f->mutator.tokens, f->mutator.ntokens);
     /* libFuzzer reports what the seeds cover only once they all ran. */
     if (sift_pcs_wanted(f->opts))
         sift_pcs_observe(&f->pcs, f->opts, f->exec.rt, features->ids, features->n,
@@ -558,6 +560,7 @@ static int finish_run(sift_fuzzer *f, int rc)
 {
     sift_corpus_dir_tick(&f->dir, UINT64_MAX);
     status_line(f, "DONE", NULL);
+    if (f->opts->verbosity) sift_recdict_print(&f->recdict, &f->dict);
     if (f->view) {
         /* SIGINT's handler wrote its line below the view. */
         if (f->fault.stop_requested) sift_view_detach(f->view);

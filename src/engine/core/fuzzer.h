@@ -10,6 +10,7 @@
 #include "engine/base/options.h"
 #include "engine/core/exec.h"
 #include "engine/core/pcs.h"
+#include "engine/core/recdict.h"
 #include "sift/snapshot.h"
 
 #include <stdbool.h>
@@ -63,6 +64,7 @@ struct sift_fuzzer {
     char *custom_trace;
     sift_exec exec;
     sift_pcs pcs; /* program counters covered, for libFuzzer's NEW_PC/NEW_FUNC and coverage */
+    sift_recdict recdict; /* comparison operands that made inputs the corpus took */
     sift_fuzzer_hooks hooks;
 };
 

@@ -269,6 +269,7 @@ size_t sift_mutate(sift_mutator *m, uint8_t *data, size_t size, size_t max_size)
 {
     size_t tlen = 0;
     m->trace[0] = '\0';
+    m->ntokens = 0;
     if (!max_size) return 0;
     if (size > max_size) size = max_size;
     /* 1 + trailing zero bits of a random word, capped: 1/2, 1/4, 1/8, 1/16, 1/16. */

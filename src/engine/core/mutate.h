@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How many of a mutation's comparison operands it keeps for the recommended dictionary. */
+#define SIFT_MUT_TOKENS 4
+
 /* Picks another input for crossover; returns NULL when there is none. */
 typedef const uint8_t *(*sift_pick_fn)(void *ctx, size_t *len);
 
@@ -23,6 +26,10 @@ typedef struct {
     /* Names of the operators applied by the last sift_mutate call, "-"-separated as libFuzzer
      * prints them after "MS:", e.g. "ChangeByte-CMP-". */
     char trace[256];
+    /* The comparison operands the last sift_mutate call wrote (libFuzzer's dictionary entries
+     * of a mutation), the first SIFT_MUT_TOKENS: an input the corpus takes recommends them. */
+    sift_dict_entry tokens[SIFT_MUT_TOKENS];
+    unsigned ntokens;
 } sift_mutator;
 
 /* Applies a short random stack of operators to DATA (SIZE bytes, buffer holds MAX_SIZE) and

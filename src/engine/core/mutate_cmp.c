@@ -190,6 +190,14 @@ static size_t token_len(const uint8_t *s, size_t n, bool trim)
     return n;
 }
 
+/* Keeps the operand TOK (N bytes) that a mutation wrote, for the recommended dictionary. */
+static void note_token(sift_mutator *m, const uint8_t *tok, size_t n)
+{
+    if (m->ntokens >= SIFT_MUT_TOKENS || !n || n > SIFT_DICT_MAX_ENTRY) return;
+    memcpy(m->tokens[m->ntokens].data, tok, n);
+    m->tokens[m->ntokens++].len = (uint8_t)n;
+}
+
 static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
                         const sift_cmp_bytes *e)
 {
@@ -201,6 +209,7 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
         size_t yn = token_len(y, n, sift_mut_below(m, 2));
         if (e->at + yn <= max) {
             memcpy(d + e->at, y, yn);
+            note_token(m, y, yn);
             return e->at + yn > size ? e->at + yn : size;
         }
     }
@@ -221,13 +230,16 @@ static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,
         }
         if (pos != NOT_FOUND && pos + yn <= max) {
             memcpy(d + pos, y, yn);
+            note_token(m, y, yn);
             return pos + yn > size ? pos + yn : size;
         }
         const uint8_t *t = x;
         x = y;
         y = t;
     }
-    return place(m, d, size, max, y, token_len(y, n, trim));
+    size_t placed = place(m, d, size, max, y, token_len(y, n, trim));
+    if (placed) note_token(m, y, token_len(y, n, trim));
+    return placed;
 }
 
 size_t sift_mut_cmp(sift_mutator *m, uint8_t *d, size_t size, size_t max)

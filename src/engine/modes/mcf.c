@@ -83,15 +83,19 @@ int sift_mcf_open(sift_mcf *m, const char *path, const char *const *names, size_
         fprintf(stderr, "sift: -merge_control_file=%s: out of memory\n", path);
         return -1;
     }
+    bool provided = false, resume = false;
+    size_t started = 0;
     FILE *in = fopen(path, "r");
-    bool provided = in && fgetc(in) != EOF;
-    if (provided) {
-        rewind(in);
-        fprintf(stderr, "MERGE-OUTER: non-empty control file provided: '%s'\n", path);
+    if (in) {
+        provided = fgetc(in) != EOF;
+        if (provided) {
+            rewind(in);
+            fprintf(stderr, "MERGE-OUTER: non-empty control file provided: '%s'\n", path);
+            resume = same_header(in, names, n, nold);
+        }
+        if (resume) started = read_progress(in, m->failed, n);
+        (void)fclose(in);
     }
-    bool resume = provided && same_header(in, names, n, nold);
-    size_t started = resume ? read_progress(in, m->failed, n) : 0;
-    if (in) (void)fclose(in);
     if (provided && !resume) fprintf(stderr, "MERGE-OUTER: bad control file, will overwrite it\n");
     if (!resume && write_header(path, names, n, nold) != 0) {
         fprintf(stderr, "sift: -merge_control_file=%s: cannot write: %s\n", path, strerror(errno));
