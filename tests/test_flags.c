@@ -57,6 +57,7 @@ static const struct {
     I(entropic_number_of_rarest_features, 100, 1, INT_MAX),
     I(entropic_scale_per_exec_time, 0, 0, 1),
     I(detect_leaks, 1, 0, 1),
+    I(trace_malloc, 0, 0, 2),
     I(jobs, 0, 0, INT_MAX),
     I(workers, 0, 0, 1024),
     I(fork, 0, 0, 1024),

@@ -146,6 +146,9 @@ static const flag flags[] = {
          "sanitizer's symbolizer)."),
     INT(close_fd_mask, 0, 0, 3, "If 1, close stdout at start; if 2, close stderr; if 3, both."),
     BOOL(detect_leaks, 1, "If 1 and LeakSanitizer is linked in, report leaks while fuzzing."),
+    INT(trace_malloc, 0, 0, 2,
+        "If 1, print each malloc and free of an input's run (with a sanitizer's allocator); if "
+        "2, each with its stack."),
     INT(rss_limit_mb, 2048, 0, INT_MAX,
         "Report out-of-memory when the resident size exceeds this many MB (0 for no limit)."),
     INT(malloc_limit_mb, 0, 0, INT_MAX,

@@ -40,6 +40,7 @@ typedef struct {
     long long entropic, entropic_feature_frequency_threshold, entropic_number_of_rarest_features,
         entropic_scale_per_exec_time;
     long long detect_leaks;
+    long long trace_malloc; /* -trace_malloc: 1 the run's mallocs and frees, 2 with stacks */
     long long jobs, workers, fork;
     long long verbosity;
     long long error_exitcode;   /* default 77 */

@@ -9,6 +9,7 @@
 #include "engine/base/clock.h"
 
 #include "engine/contain/artifact.h"
+#include "engine/contain/mtrace.h"
 
 #include <errno.h>
 #include <execinfo.h>
@@ -441,14 +442,16 @@ static void malloc_over_limit(size_t size)
 static void on_malloc(const volatile void *ptr, size_t size) SIFT_FRAME(on_malloc);
 static void on_malloc(const volatile void *ptr, size_t size)
 {
-    (void)ptr;
-    if (g_fault->started_ns) atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed);
+    if (g_fault->started_ns)
+        sift_mtrace_malloc(atomic_fetch_add_explicit(&g_mallocs, 1, memory_order_relaxed), ptr,
+                           size);
     if (g_malloc_limit_mb && (size >> 20) >= g_malloc_limit_mb) malloc_over_limit(size);
 }
 
 static void on_free(const volatile void *ptr)
 {
-    if (ptr && g_fault->started_ns) atomic_fetch_add_explicit(&g_frees, 1, memory_order_relaxed);
+    if (ptr && g_fault->started_ns)
+        sift_mtrace_free(atomic_fetch_add_explicit(&g_frees, 1, memory_order_relaxed), ptr);
 }
 
 /* The alarm checks the running input every PERIOD seconds, as libFuzzer's does: a timeout is
@@ -557,6 +560,9 @@ int sift_fault_install(sift_fault *f)
     g_malloc_limit_mb = limit > 0 ? (size_t)limit : 0;
     if (__sanitizer_install_malloc_and_free_hooks)
         g_hooks_installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
+    if (!sift_mtrace_set(o->trace_malloc, g_hooks_installed))
+        fprintf(stderr, "WARNING: -trace_malloc needs a sanitizer's allocator (build with "
+                        "-fsanitize=address): nothing is traced\n");
     if (__sift_malloc_limit && g_malloc_limit_mb)
         __sift_malloc_limit(g_malloc_limit_mb << 20, malloc_over_limit);
     return 0;
@@ -571,6 +577,7 @@ void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
     f->size = size;
     atomic_store_explicit(&g_mallocs, 0, memory_order_relaxed);
     atomic_store_explicit(&g_frees, 0, memory_order_relaxed);
+    sift_mtrace_start();
     /* The watcher thread reads the input once it sees started_ns. */
     atomic_thread_fence(memory_order_release);
     uint64_t now = sift_now_ns();
@@ -580,6 +587,7 @@ void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
 void sift_fault_end(sift_fault *f)
 {
     f->started_ns = 0;
+    sift_mtrace_stop(atomic_load(&g_mallocs), atomic_load(&g_frees));
     stop_if_a_child_crashed(f);
 }
 
