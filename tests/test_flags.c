@@ -90,6 +90,7 @@ static const struct {
     {"mutation_graph_file", offsetof(sift_options, mutation_graph_file), 0},
     {"exit_on_src_pos", offsetof(sift_options, exit_on_src_pos), 0},
     {"stats_file", offsetof(sift_options, stats_file), 0},
+    {"focus_function", offsetof(sift_options, focus_function), 0},
     {"exit_on_item", offsetof(sift_options, exit_on_item), 0},
     {"out", offsetof(sift_options, out), 0},
     {"sync_dir", offsetof(sift_options, sync_dir), 0},

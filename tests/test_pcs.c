@@ -88,12 +88,42 @@ static void coverage_is_listed_at_exit(void **state)
     assert_int_equal(count(full, "\nC"), 4);
 }
 
+/* -focus_function finds the function by the symbolizer's name for it, as libFuzzer: a name no
+ * function has stops the run, and so does any name where no symbolizer is installed; "auto"
+ * (libFuzzer's data-flow choice) sets nothing. With the seed "FUZ!", one of the seeds' entries
+ * runs third(), which the INFO line and the status lines count. */
+static void focus_function_is_found_by_name(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("./chain -runs=10 -focus_function=nowhere"), 1);
+    assert_non_null(strstr(proc.err, "ERROR: Failed to set focus function. Make sure the function "
+                                     "name is valid (nowhere) and symbolization is enabled.\n"));
+    assert_int_equal(SIFT_TEST_SH("./chain -runs=10 -focus_function=auto"), 0);
+    assert_null(strstr(proc.err, "Focus function"));
+    int rc = SIFT_TEST_SH("rm -rf f && mkdir f && printf F > f/a && printf FUZ! > f/b && "
+                          "./chain -seed=1 -runs=2000 -focus_function=third f");
+    if (strstr(proc.err, "ERROR: Failed to set focus function")) {
+        assert_int_equal(rc, 1); /* no symbolizer here to name the functions */
+        return;
+    }
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "INFO: Focus function is set to 'third'\n"));
+    assert_non_null(strstr(proc.err, "INITED"));
+    assert_non_null(strstr(proc.err, " focus: 1 "));
+    const char *touch = strstr(proc.err, "INFO: 1/");
+    assert_non_null(touch);
+    assert_true(touch > strstr(proc.err, "INITED"));
+    assert_non_null(strstr(touch, " inputs touch the focus function\n"));
+    assert_non_null(strstr(strstr(proc.err, "DONE"), " focus: "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(new_functions_and_pcs_are_printed),
         cmocka_unit_test(exit_on_src_pos_stops_at_a_match),
         cmocka_unit_test(coverage_is_listed_at_exit),
+        cmocka_unit_test(focus_function_is_found_by_name),
     };
     return cmocka_run_group_tests(tests, build_chain, NULL);
 }

@@ -100,6 +100,27 @@ static void features_weigh_by_their_square_root(void **state)
     sift_corpus_free(c);
 }
 
+/* -focus_function: an entry that runs the focus function weighs 1000 times its like, as
+ * libFuzzer weighs such inputs; the count follows the live entries, eviction included. */
+static void focus_entries_weigh_a_thousand_times(void **state)
+{
+    (void)state;
+    sift_corpus *c = sift_corpus_new();
+    const sift_feature_id cmp = (sift_feature_id)1 << 40;
+    sift_entry *plain = add(c, "plain", 5, 100, cmp + 8);
+    sift_entry *focus = add(c, "focus", 5, 100, cmp + 16);
+    sift_corpus_mark_focus(c, focus);
+    sift_corpus_mark_focus(c, focus);
+    assert_int_equal(sift_corpus_focus(c), 1);
+    sift_corpus_update(c);
+    assert_true(fabs(focus->weight / plain->weight - 1000.0) < 1e-6);
+    /* A smaller input with the focus entry's one feature evicts it. */
+    add(c, "smaller", 1, 100, cmp + 16);
+    assert_true(focus->evicted);
+    assert_int_equal(sift_corpus_focus(c), 0);
+    sift_corpus_free(c);
+}
+
 /* Costly entries are picked less, in proportion to the corpus's mean work over theirs, as AFL
  * weighs its queue by time: an edge run 128 times or more counts 128, once counts 1, so the
  * works are 2, 129 and 2 and the speeds 3 (the most an entry gets) and 44.3 / 129. */
@@ -253,6 +274,7 @@ int main(void)
         cmocka_unit_test(new_entries_get_energy_that_fades),
         cmocka_unit_test(finds_stop_the_fading),
         cmocka_unit_test(featureless_seeds_until_coverage),
+        cmocka_unit_test(focus_entries_weigh_a_thousand_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

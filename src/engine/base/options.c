@@ -162,6 +162,10 @@ static const flag flags[] = {
      "distances), values (function-boundary values).",
      NULL},
     STRING(stats_file, 1, "Write statistics as JSON to this file."),
+    STRING(focus_function, 1,
+           "Pick the inputs that run this function (the symbolizer's name for it) 1000 times as "
+           "often as the others; 'auto' needs -data_flow_trace, which sift lacks, and does "
+           "nothing."),
     STRING(exit_on_item, 1,
            "Stop (exit code 0) once an input with this SHA-1 is taken into the corpus."),
     STRING(out, 1,

@@ -61,6 +61,7 @@ typedef struct {
     const char *mutation_graph_file; /* -mutation_graph_file: how each input taken was made */
     long long report_slow_units;     /* seconds; 0 reports every new slowest input */
     const char *stats_file;
+    const char *focus_function;     /* -focus_function: inputs that run it are picked more */
     const char *exit_on_item;       /* SHA-1 of an input whose entry into the corpus ends the run */
     const char *merge_control_file; /* -merge_control_file: the merge's progress record */
     const char *out;                /* -out: AFL++-layout output folder of a -workers campaign */

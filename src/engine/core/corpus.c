@@ -144,6 +144,7 @@ static void evict(sift_corpus *c, struct node *nd)
     nd->e.evicted = true;
     c->nfavored -= nd->e.favored;
     nd->e.favored = false;
+    c->nfocus -= nd->e.focus;
     if (nd->base > 0) c->nactive--;
     nd->base = 0;
     if (nd->idx < c->fen_n) sift_sched_reweigh(c, nd->idx);
@@ -355,6 +356,19 @@ size_t sift_corpus_favored(const sift_corpus *c)
 size_t sift_corpus_active(const sift_corpus *c)
 {
     return c ? c->nactive : 0;
+}
+
+void sift_corpus_mark_focus(sift_corpus *c, sift_entry *e)
+{
+    if (e->focus || e->evicted) return;
+    e->focus = true;
+    c->nfocus++;
+    c->dirty = true;
+}
+
+size_t sift_corpus_focus(const sift_corpus *c)
+{
+    return c ? c->nfocus : 0;
 }
 
 size_t sift_corpus_bytes(const sift_corpus *c)

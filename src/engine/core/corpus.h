@@ -35,6 +35,7 @@ typedef struct {
     bool evicted;          /* dropped from scheduling for good; the name is kept, data is NULL */
     bool pinned;           /* never evicted, top-rated or not (-keep_seed's seeds); set by the
                               caller right after sift_corpus_add */
+    bool focus;            /* runs -focus_function; set by sift_corpus_mark_focus */
     double weight;         /* current scheduling weight (docs/scheduling.md), 0 if evicted */
     uint32_t tops[SIFT_DOMAIN_COUNT]; /* features of each domain it is top-rated for */
 } sift_entry;
@@ -79,6 +80,11 @@ size_t sift_corpus_count(const sift_corpus *c);
 /* Favored entries as of the last update, and entries that can be picked. */
 size_t sift_corpus_favored(const sift_corpus *c);
 size_t sift_corpus_active(const sift_corpus *c);
+/* -focus_function: entry E runs the focus function, so that the scheduler picks it 1000 times
+ * as often as it would otherwise, as libFuzzer weighs such inputs. */
+void sift_corpus_mark_focus(sift_corpus *c, sift_entry *e);
+/* Live entries that run the focus function. */
+size_t sift_corpus_focus(const sift_corpus *c);
 /* Input bytes held: evicted entries hold none. */
 size_t sift_corpus_bytes(const sift_corpus *c);
 /* Size of the largest entry ever added (entries are never removed, only evicted). */

@@ -48,7 +48,7 @@ struct sift_corpus {
     sift_featmap fmap;
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
     size_t namecap;
-    size_t nfavored, nactive, bytes, max_size;
+    size_t nfavored, nactive, nfocus, bytes, max_size;
     size_t entry_feats;   /* features of all entries, with repeats: what an update reads */
     uint64_t picks;       /* since the Fenwick tree was rebuilt */
     sift_feature_id *ids; /* scratch: an added entry's features sorted, or an entry's listed */

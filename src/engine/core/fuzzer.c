@@ -171,6 +171,8 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     if (save) sift_corpus_dir_save(&f->dir, e);
     sift_finds_record(f->opts, name, features->ids, features->n, f->fault.base_unit,
                       f->fault.mutation);
+    if (f->focus && sift_pcs_features_hold(features->ids, features->n, f->focus_edge))
+        sift_corpus_mark_focus(f->corpus, e);
     if (f->fault.mutation) sift_recdict_note(&f->recdict, f->mutator.tokens, f->mutator.ntokens);
     /* libFuzzer reports what the seeds cover only once they all ran. */
     if (sift_pcs_wanted(f->opts))
@@ -325,6 +327,7 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         .corpus = sift_corpus_active(f->corpus),
         .favored = sift_corpus_favored(f->corpus),
         .corpus_bytes = sift_corpus_bytes(f->corpus),
+        .focus = sift_corpus_focus(f->corpus),
         /* Without -len_control, -max_len: libFuzzer prints its limit either way. */
         .len_limit = f->len_limit,
         .new_units = f->stats.new_units,
@@ -521,6 +524,24 @@ static bool reload_file(void *fuzzer, const char *path)
     return taken;
 }
 
+/* -focus_function, as libFuzzer sets it: a name that no function has stops the run; "auto"
+ * asks libFuzzer's data-flow trace to choose, and without one chooses nothing. */
+static int set_focus(sift_fuzzer *f)
+{
+    const char *name = f->opts->focus_function;
+    if (!name || !strcmp(name, "auto")) return 0;
+    f->focus = sift_pcs_function_entry(f->exec.rt, name, &f->focus_edge);
+    if (!f->focus) {
+        fprintf(stderr,
+                "ERROR: Failed to set focus function. Make sure the function name is valid "
+                "(%s) and symbolization is enabled.\n",
+                name);
+        return -1;
+    }
+    fprintf(stderr, "INFO: Focus function is set to '%s'\n", name);
+    return 0;
+}
+
 /* Everything before the first mutant: the empty input, the seeds, the input buffer, the
  * length limit and the first status line. */
 static int start_run(sift_fuzzer *f)
@@ -528,6 +549,7 @@ static int start_run(sift_fuzzer *f)
     /* The empty input first, once, as libFuzzer tries it: mutants are never empty, so a bug
      * that only the empty input reaches would be found never. */
     static const uint8_t none;
+    if (set_focus(f) != 0) return 1;
     f->fault.initial_corpus = true;
     if (sift_pcs_wanted(f->opts)) {
         /* Kept by no entry, yet covered: libFuzzer keeps it. */
@@ -550,6 +572,9 @@ static int start_run(sift_fuzzer *f)
     if (f->len_limit > f->max_len) f->len_limit = f->max_len;
     if (sift_view_wanted(f->opts)) f->view = sift_view_start();
     status_line(f, "INITED", NULL);
+    if (f->focus)
+        fprintf(stderr, "INFO: %zu/%zu inputs touch the focus function\n",
+                sift_corpus_focus(f->corpus), sift_corpus_active(f->corpus));
     if (f->view) show_view(f, false);
     return 0;
 }

@@ -56,6 +56,8 @@ struct sift_fuzzer {
     unsigned mask;              /* feedback domains that count */
     size_t max_len;             /* -max_len, or chosen from the corpus */
     size_t len_limit;           /* the current length limit under -len_control */
+    bool focus;                 /* -focus_function names a function found: focus_edge */
+    size_t focus_edge;          /* the edge of its entry block */
     uint64_t quiet_since_execs; /* last new input or length limit change */
     sift_corpus_dir dir;        /* the first corpus folder, where new inputs are saved */
     uint8_t *buf;               /* mutation buffer of max_len bytes */

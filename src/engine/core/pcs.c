@@ -29,6 +29,12 @@ static bool is_covered(const sift_pcs *p, size_t i)
     return i < p->cap && p->covered[i / 64] >> (i % 64) & 1;
 }
 
+/* The edges domain's index of an edges feature: its counter, less the count's bucket. */
+static size_t edge_of(sift_feature_id id)
+{
+    return (size_t)(id >> 3 & (((uint64_t)1 << 37) - 1));
+}
+
 /* Marks edge I covered; false when it was already, or out of memory. */
 static bool cover(sift_pcs *p, size_t i)
 {
@@ -72,7 +78,7 @@ void sift_pcs_observe(sift_pcs *p, const sift_options *o, const sift_rt_state *r
     size_t nfuncs = 0, shown = o->print_funcs < 64 ? (size_t)o->print_funcs : 64;
     for (size_t k = 0; k < n; k++) {
         if (sift_feature_domain(ids[k]) != SIFT_DOMAIN_EDGES) continue;
-        size_t i = (size_t)(ids[k] >> 3 & (((uint64_t)1 << 37) - 1));
+        size_t i = edge_of(ids[k]);
         if (!cover(p, i) || !report) continue;
         const sift_rt_pcs *m = module_of(rt, i);
         if (!m) continue;
@@ -90,6 +96,31 @@ void sift_pcs_observe(sift_pcs *p, const sift_options *o, const sift_rt_state *r
         describe(funcs[k], "%p %F %L", where, sizeof where);
         fprintf(stderr, "\tNEW_FUNC[%zu/%zu]: %s\n", k + 1, nfuncs, where);
     }
+}
+
+bool sift_pcs_function_entry(const sift_rt_state *rt, const char *name, size_t *edge)
+{
+    for (size_t m = 0; m < rt->npcs; m++) {
+        const sift_rt_pcs *mod = &rt->pcs[m];
+        for (size_t i = 0; mod->pcs && i < mod->len; i++) {
+            if (!(mod->pcs[2 * i + 1] & 1)) continue;
+            char func[1024];
+            describe(mod->pcs[2 * i], "%F", func, sizeof func);
+            /* The symbolizer's "in f0"; its bare address when it knows no name. */
+            if (strcmp(strncmp(func, "in ", 3) ? func : func + 3, name) != 0) continue;
+            *edge = mod->first + i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool sift_pcs_features_hold(const sift_feature_id *ids, size_t n, size_t edge)
+{
+    for (size_t k = 0; k < n; k++)
+        if (sift_feature_domain(ids[k]) == SIFT_DOMAIN_EDGES && edge_of(ids[k]) == edge)
+            return true;
+    return false;
 }
 
 /* One function of module M, its PCs FIRST..LAST-1 (FIRST its entry), as -print_coverage (or

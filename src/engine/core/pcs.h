@@ -27,6 +27,14 @@ bool sift_pcs_wanted(const sift_options *o);
 void sift_pcs_observe(sift_pcs *p, const sift_options *o, const sift_rt_state *rt,
                       const sift_feature_id *ids, size_t n, bool report);
 
+/* -focus_function: the edge (the edges domain's index) of the entry block of the function
+ * named NAME in RT's modules, by the symbolizer's name for it; false when none has that name
+ * (or nothing symbolizes). */
+bool sift_pcs_function_entry(const sift_rt_state *rt, const char *name, size_t *edge);
+
+/* Whether the N features IDS hold edge EDGE, at any count. */
+bool sift_pcs_features_hold(const sift_feature_id *ids, size_t n, size_t edge);
+
 /* -print_coverage's and -print_full_coverage's listings, per function of RT's modules. */
 void sift_pcs_print_coverage(const sift_pcs *p, const sift_options *o, const sift_rt_state *rt);
 

@@ -6,10 +6,12 @@
 #include <math.h>
 
 #define FAVORED_BOOST 10.0
-#define NEW_BOOST     8.0    /* energy of an entry never chosen */
-#define NEW_FADE      4.0    /* mutants made that halve the extra energy of a new entry */
-#define STALE_PICKS   2048.0 /* mutants made without a find that halve an entry's energy */
-#define STALE_FLOOR   0.125  /* keeps the rarity of an old entry's features counting */
+/* -focus_function: libFuzzer weighs an input that runs the focus function 1000 times another. */
+#define FOCUS_BOOST 1000.0
+#define NEW_BOOST   8.0    /* energy of an entry never chosen */
+#define NEW_FADE    4.0    /* mutants made that halve the extra energy of a new entry */
+#define STALE_PICKS 2048.0 /* mutants made without a find that halve an entry's energy */
+#define STALE_FLOOR 0.125  /* keeps the rarity of an old entry's features counting */
 /* Each choice adds a delta to the Fenwick sums, and the rounding errors add up: rebuild them
  * from the exact weights this often. */
 #define REBUILD_PICKS 65536
@@ -93,7 +95,8 @@ static double base_of(const sift_corpus *c, const struct node *nd, double rarity
 {
     double share = c->nfeats ? rarity : 1;
     if (nd->e.nfeatures) share /= sqrt((double)nd->e.nfeatures);
-    return share * (favored ? FAVORED_BOOST : 1.0) * speed(c, nd);
+    return share * (favored ? FAVORED_BOOST : 1.0) * (nd->e.focus ? FOCUS_BOOST : 1.0) *
+           speed(c, nd);
 }
 
 /* Schedules the new last entry before the next update: weighted as an update would weigh it,

@@ -21,12 +21,14 @@ uint64_t sift_progress_rate(uint64_t execs, uint64_t ns)
  * left out here too: an uninstrumented target's INITED line is then libFuzzer's. */
 void sift_progress_line(const sift_progress *p, const char *what, const char *extra)
 {
-    char cov[32] = "", ft[32] = "", corp[64] = "", lim[32] = "", workers[32] = "", size[32];
+    char cov[32] = "", ft[32] = "", corp[96] = "", lim[32] = "", workers[32] = "", size[32];
     if (p->cov) snprintf(cov, sizeof cov, " cov: %zu", p->cov);
     if (p->ft) snprintf(ft, sizeof ft, " ft: %zu", p->ft);
     if (p->corpus)
         snprintf(corp, sizeof corp, " corp: %zu/%s", p->corpus,
                  sift_human_size(p->corpus_bytes, size));
+    if (p->focus)
+        snprintf(corp + strlen(corp), sizeof corp - strlen(corp), " focus: %zu", p->focus);
     if (p->len_limit) snprintf(lim, sizeof lim, " lim: %zu", p->len_limit);
     if (p->nworkers) snprintf(workers, sizeof workers, " workers: %u", p->nworkers);
     fprintf(stderr, "#%llu\t%-6s%s%s%s%s exec/s: %llu rss: %zuMb%s%s\n",

@@ -33,6 +33,7 @@ typedef struct {
     uint64_t exec_per_sec_now; /* since the last view update (sift_view_update fills it) */
     size_t cov, ft;            /* edges, features of every counted domain */
     size_t corpus, favored, corpus_bytes;
+    size_t focus;     /* corpus entries that run -focus_function */
     size_t len_limit; /* -len_control's current limit; 0 for none */
     uint64_t new_units, imported;
     uint64_t crashes, timeouts, ooms, replay_failed;
