@@ -71,6 +71,17 @@ static void a_process_line_reads_as_libfuzzers(void **state)
                               "rss: 31Mb L: 3/3 MS: 1 ChangeByte-\n");
 }
 
+/* -focus_function's count follows the corpus, where libFuzzer prints it. */
+static void a_focus_count_follows_the_corpus(void **state)
+{
+    (void)state;
+    sift_progress p = one_process();
+    p.focus = 2;
+    const char *text = captured(line_of, &p, "NEW");
+    assert_string_equal(text, "#4096\tNEW    cov: 17 ft: 40 corp: 5/19Kb focus: 2 lim: 64 exec/s: "
+                              "2048 rss: 31Mb L: 3/3 MS: 1 ChangeByte-\n");
+}
+
 static void a_campaign_line_names_its_workers(void **state)
 {
     (void)state;
@@ -148,6 +159,7 @@ int main(void)
         cmocka_unit_test(rates_count_whole_milliseconds),
         cmocka_unit_test(a_process_line_reads_as_libfuzzers),
         cmocka_unit_test(a_campaign_line_names_its_workers),
+        cmocka_unit_test(a_focus_count_follows_the_corpus),
         cmocka_unit_test(final_stats_are_libfuzzers_stat_lines),
         SIFT_TEST_IN_SCRATCH(json_holds_every_figure_and_the_workers),
         cmocka_unit_test(an_unwritable_stats_file_is_reported),

@@ -41,6 +41,19 @@ static void words_are_counted_once_each(void **state)
     sift_recdict_free(&r);
 }
 
+/* A word is quoted as a -dict file reads it back. */
+static void words_are_quoted_as_dictionary_entries(void **state)
+{
+    (void)state;
+    sift_dict_entry w = {.len = 5, .data = {'a', '"', '\\', 0x01, 0xff}};
+    char quoted[SIFT_RECDICT_QUOTED];
+    assert_int_equal(sift_recdict_quote(&w, quoted, sizeof quoted), 15);
+    assert_string_equal(quoted, "\"a\\\"\\\\\\x01\\xff\"");
+    char small[6];
+    assert_int_equal(sift_recdict_quote(&w, small, sizeof small), 5);
+    assert_string_equal(small, "\"a\\\"\\");
+}
+
 /* A run prints the block after its DONE line: the words behind the harness's comparisons, a
  * byte that a dictionary file must escape escaped, and none that -dict already gave. */
 static void a_run_recommends_what_it_found(void **state)
@@ -57,18 +70,22 @@ static void a_run_recommends_what_it_found(void **state)
     assert_non_null(strstr(block, "\n\"bar\" # Uses: "));
     assert_non_null(strstr(block, "\n\"q\\\"\\x01\" # Uses: "));
     assert_non_null(strstr(block, "\n###### End of recommended dictionary. ######\n"));
+    /* The status line of an input that a token made names it, as libFuzzer's DE: does. */
+    assert_non_null(strstr(proc.err, " DE: \"foo\"-"));
     assert_int_equal(SIFT_TEST_SH("printf '\"foo\"\\n' > words.dict && "
                                   "./words -seed=1 -runs=200000 -dict=words.dict"),
                      0);
     block = strstr(proc.err, "###### Recommended dictionary. ######");
     assert_non_null(block);
     assert_null(strstr(block, "\"foo\""));
+    assert_non_null(strstr(proc.err, " DE: \"foo\"-"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(words_are_counted_once_each),
+        cmocka_unit_test(words_are_quoted_as_dictionary_entries),
         SIFT_TEST_IN_SCRATCH(a_run_recommends_what_it_found),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,16 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
 {
     sift_fuzzer *f = sift_active_fuzzer;
     if (!f || max_size == 0) return size < max_size ? size : max_size;
-    size = sift_mutate(&f->mutator, data, size, max_size);
+    sift_mutator *m = &f->mutator;
+    /* A custom mutator's calls make one mutant: its tokens are those of all of them. */
+    sift_dict_entry earlier[SIFT_MUT_TOKENS];
+    unsigned nearlier = f->custom_trace ? m->ntokens : 0;
+    memcpy(earlier, m->tokens, nearlier * sizeof(*earlier));
+    size = sift_mutate(m, data, size, max_size);
+    for (unsigned i = 0; i < m->ntokens && nearlier < SIFT_MUT_TOKENS; i++)
+        earlier[nearlier++] = m->tokens[i];
+    memcpy(m->tokens, earlier, nearlier * sizeof(*earlier));
+    m->ntokens = nearlier;
     char *t = f->custom_trace;
     if (!t) return size;
     size_t len = strlen(t), shown = 0, room = sizeof f->mutator.trace;
@@ -187,12 +196,18 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     f->stats.last_new_ns = sift_now_ns();
     f->quiet_since_execs = f->stats.execs;
     if (how && f->opts->verbosity) {
-        char extra[512];
+        char extra[sizeof f->mutator.trace + 64 + SIFT_MUT_TOKENS * (SIFT_RECDICT_QUOTED + 1)];
         int ops = 0;
         for (const char *c = f->mutator.trace; *c; c++)
             ops += *c == '-';
-        snprintf(extra, sizeof extra, " L: %zu/%zu MS: %d %s", size,
-                 sift_corpus_max_size(f->corpus), ops, f->mutator.trace);
+        size_t len = (size_t)snprintf(extra, sizeof extra, " L: %zu/%zu MS: %d %s", size,
+                                      sift_corpus_max_size(f->corpus), ops, f->mutator.trace);
+        /* libFuzzer's DE: the dictionary words the mutation wrote, each followed by '-'. */
+        for (unsigned i = 0; f->fault.mutation && i < f->mutator.ntokens; i++) {
+            if (!i) len += (size_t)snprintf(extra + len, sizeof extra - len, " DE: ");
+            len += sift_recdict_quote(&f->mutator.tokens[i], extra + len, sizeof extra - len);
+            len += (size_t)snprintf(extra + len, sizeof extra - len, "-");
+        }
         status_line(f, how, extra);
     }
     return e;
@@ -483,6 +498,7 @@ static size_t mutate_one(sift_fuzzer *f, const sift_entry *e)
     if (LLVMFuzzerCustomMutator) {
         char trace[sizeof f->mutator.trace] = "";
         f->custom_trace = trace;
+        f->mutator.ntokens = 0;
         sift_msan_enter_target(f->buf, f->len_limit, 4);
         int n =
             LLVMFuzzerCustomMutator(f->buf, size, f->len_limit, (unsigned)sift_rng_next(&f->rng));

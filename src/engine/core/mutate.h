@@ -26,8 +26,9 @@ typedef struct {
     /* Names of the operators applied by the last sift_mutate call, "-"-separated as libFuzzer
      * prints them after "MS:", e.g. "ChangeByte-CMP-". */
     char trace[256];
-    /* The comparison operands the last sift_mutate call wrote (libFuzzer's dictionary entries
-     * of a mutation), the first SIFT_MUT_TOKENS: an input the corpus takes recommends them. */
+    /* The tokens the last sift_mutate call wrote, -dict entries and comparison operands
+     * (libFuzzer's dictionary entries of a mutation, its DE:), the first SIFT_MUT_TOKENS: an
+     * input the corpus takes recommends them. */
     sift_dict_entry tokens[SIFT_MUT_TOKENS];
     unsigned ntokens;
 } sift_mutator;

@@ -25,6 +25,15 @@ static size_t place(sift_mutator *m, uint8_t *d, size_t size, size_t max, const 
     return pos + n > size ? pos + n : size;
 }
 
+/* Keeps the token TOK (N bytes) that a mutation wrote: the status line's DE: and the recommended
+ * dictionary. */
+static void note_token(sift_mutator *m, const uint8_t *tok, size_t n)
+{
+    if (m->ntokens >= SIFT_MUT_TOKENS || !n || n > SIFT_DICT_MAX_ENTRY) return;
+    memcpy(m->tokens[m->ntokens].data, tok, n);
+    m->tokens[m->ntokens++].len = (uint8_t)n;
+}
+
 /* First occurrence of NEEDLE (N bytes) at or after START, wrapping around to the beginning, so
  * that repeated calls do not always hit the first copy. */
 static size_t find(const uint8_t *d, size_t size, const void *needle, size_t n, size_t start)
@@ -42,7 +51,9 @@ size_t sift_mut_dict(sift_mutator *m, uint8_t *d, size_t size, size_t max)
 {
     if (!m->dict || !m->dict->count) return 0;
     const sift_dict_entry *e = &m->dict->entries[sift_mut_below(m, m->dict->count)];
-    return place(m, d, size, max, e->data, e->len);
+    size_t placed = place(m, d, size, max, e->data, e->len);
+    if (placed) note_token(m, e->data, e->len);
+    return placed;
 }
 
 size_t sift_mut_crossover(sift_mutator *m, uint8_t *d, size_t size, size_t max)
@@ -137,7 +148,10 @@ static size_t replace_int(sift_mutator *m, uint8_t *d, size_t size, size_t max, 
         }
         if (pos != NOT_FOUND) {
             size_t r = sift_mut_replace(d, size, max, pos, fn, t, tn);
-            if (r) return r;
+            if (r) {
+                note_token(m, (const uint8_t *)t, tn);
+                return r;
+            }
         }
     }
     return 0;
@@ -178,7 +192,9 @@ static size_t cmp_int(sift_mutator *m, uint8_t *d, size_t size, size_t max, sift
         tn = decimal(y + nudge, w, tok);
     else
         sift_mut_store((uint8_t *)tok, w, y + nudge, sift_mut_below(m, 2));
-    return place(m, d, size, max, tok, tn);
+    size_t placed = place(m, d, size, max, tok, tn);
+    if (placed) note_token(m, (const uint8_t *)tok, tn);
+    return placed;
 }
 
 /* A string compare reports its terminator too, which belongs in the input only when the string
@@ -188,14 +204,6 @@ static size_t token_len(const uint8_t *s, size_t n, bool trim)
     while (trim && n > 1 && !s[n - 1])
         n--;
     return n;
-}
-
-/* Keeps the operand TOK (N bytes) that a mutation wrote, for the recommended dictionary. */
-static void note_token(sift_mutator *m, const uint8_t *tok, size_t n)
-{
-    if (m->ntokens >= SIFT_MUT_TOKENS || !n || n > SIFT_DICT_MAX_ENTRY) return;
-    memcpy(m->tokens[m->ntokens].data, tok, n);
-    m->tokens[m->ntokens++].len = (uint8_t)n;
 }
 
 static size_t cmp_bytes(sift_mutator *m, uint8_t *d, size_t size, size_t max,

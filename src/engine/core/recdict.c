@@ -46,21 +46,23 @@ static bool in_dict(const sift_dict *d, const sift_dict_entry *w)
     return false;
 }
 
-/* As libFuzzer's PrintASCII: printable bytes as they are, '\\' and '"' escaped, the others as
- * \xNN, so that the line is a -dict entry. */
-static void print_word(const sift_dict_entry *w)
+size_t sift_recdict_quote(const sift_dict_entry *w, char *out, size_t cap)
 {
-    fputc('"', stderr);
-    for (size_t i = 0; i < w->len; i++) {
+    size_t len = 0;
+    if (!cap) return 0;
+    out[0] = '\0';
+    len += (size_t)snprintf(out, cap, "\"");
+    for (size_t i = 0; i < w->len && len < cap; i++) {
         unsigned char c = w->data[i];
         if (c == '\\' || c == '"')
-            fprintf(stderr, "\\%c", c);
+            len += (size_t)snprintf(out + len, cap - len, "\\%c", c);
         else if (c >= 32 && c < 127)
-            fputc(c, stderr);
+            len += (size_t)snprintf(out + len, cap - len, "%c", c);
         else
-            fprintf(stderr, "\\x%02x", c);
+            len += (size_t)snprintf(out + len, cap - len, "\\x%02x", c);
     }
-    fputc('"', stderr);
+    if (len < cap) len += (size_t)snprintf(out + len, cap - len, "\"");
+    return len < cap ? len : cap - 1;
 }
 
 void sift_recdict_print(const sift_recdict *r, const sift_dict *manual)
@@ -70,8 +72,9 @@ void sift_recdict_print(const sift_recdict *r, const sift_dict *manual)
         if (in_dict(manual, &r->words[i])) continue;
         if (!any) fprintf(stderr, "###### Recommended dictionary. ######\n");
         any = true;
-        print_word(&r->words[i]);
-        fprintf(stderr, " # Uses: %zu\n", r->uses[i]);
+        char quoted[SIFT_RECDICT_QUOTED];
+        sift_recdict_quote(&r->words[i], quoted, sizeof quoted);
+        fprintf(stderr, "%s # Uses: %zu\n", quoted, r->uses[i]);
     }
     if (any) fprintf(stderr, "###### End of recommended dictionary. ######\n");
 }

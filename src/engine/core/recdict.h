@@ -22,4 +22,11 @@ void sift_recdict_print(const sift_recdict *r, const sift_dict *manual);
 
 void sift_recdict_free(sift_recdict *r);
 
+/* W as libFuzzer's PrintASCII writes a dictionary word: in double quotes, printable bytes as
+ * they are, '\\' and '"' escaped, the others as \xNN, so that it reads back as a -dict entry.
+ * Writes at most CAP bytes, NUL included (SIFT_RECDICT_QUOTED holds any word); returns the
+ * length written. */
+#define SIFT_RECDICT_QUOTED (4 * SIFT_DICT_MAX_ENTRY + 3)
+size_t sift_recdict_quote(const sift_dict_entry *w, char *out, size_t cap);
+
 #endif
