@@ -61,6 +61,7 @@ static const struct {
     I(jobs, 0, 0, INT_MAX),
     I(workers, 0, 0, 1024),
     I(fork, 0, 0, 1024),
+    I(fork_corpus_groups, 0, 0, 1),
     I(verbosity, 1, 0, INT_MAX),
     I(error_exitcode, 77, 0, 255),
     I(timeout_exitcode, 70, 0, 255),

@@ -56,6 +56,9 @@ static const flag flags[] = {
     INT(max_total_time, 0, 0, INT_MAX, "Stop fuzzing after this many seconds (0 for no limit)."),
     BOOL(help, 0, "Print this help and exit."),
     INT(fork, 0, 0, 1024, "Same as -workers=N, as libFuzzer users type it."),
+    BOOL(fork_corpus_groups, 0,
+         "Accepted as libFuzzer's; sift's -fork workers share one corpus rather than fuzz "
+         "sub-corpora, so there are none to group."),
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),
