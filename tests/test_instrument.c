@@ -164,6 +164,18 @@ static void c_at_every_level(void **state)
     }
 }
 
+/* UBSan's checks at -O0 with the stack-depth coverage that splits each entry block: the
+ * arguments' spills land after the split, and the fields are still found through them. */
+static void fields_after_a_split_entry_block(void **state)
+{
+    (void)state;
+    build("split", SIFT_CC, FIXTURES "/values.c", "-g -O0 -fsanitize=undefined");
+    char *t = trace("split");
+    assert_int_equal(count(t, "\"kind\":\"field\",\"function\":\"conn_step\""), 6);
+    EXPECT(t, "field", "conn_step", "c->hdr.len", "1000");
+    free(t);
+}
+
 /* Builds the fixture SOURCE, a program with its own main that reads the runtime's state, with
  * values, FLAGS and the optimisation LEVEL, and runs it, which must succeed: its output is left
  * in proc.out. */
@@ -405,6 +417,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(c_at_every_level),
+        cmocka_unit_test(fields_after_a_split_entry_block),
         cmocka_unit_test(inline_features_match_hooks),
         cmocka_unit_test(values_the_edges_tell),
         cmocka_unit_test(names_without_debug_info),

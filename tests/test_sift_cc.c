@@ -18,7 +18,7 @@
 #define SIFT_CC  SIFT_BUILD_DIR "/bin/sift-cc"
 #define SIFT_CXX SIFT_BUILD_DIR "/bin/sift-c++"
 #define FIXTURES SIFT_SOURCE_DIR "/tests/fixtures"
-#define COVERAGE "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
+#define COVERAGE "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp,stack-depth"
 #define MAX_ARGS 32
 /* The fake compiler writes no files, so commands it runs take the one-step path that leaves
  * out value instrumentation (test_instrument.c covers the other). */

@@ -119,9 +119,8 @@ char *sift_instr_di_member(LLVMContextRef ctx, LLVMMetadataRef type, uint64_t of
 /* Whether TYPE, typedefs and qualifiers removed, is an unsigned integer type. */
 bool sift_instr_di_unsigned(LLVMContextRef ctx, LLVMMetadataRef type);
 
-/* Where unoptimised code keeps FN's argument ARG: the address the entry block stores it at,
- * or NULL. */
-LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg);
+/* Where unoptimised code keeps the argument ARG: the stack slot it is stored to, or NULL. */
+LLVMValueRef sift_instr_spill_slot(LLVMValueRef arg);
 
 /* Values the edges tell (instrument_implied.c), whose features the inline code leaves out:
  * whether sanitizer coverage counts FN's blocks; whether every call of FN, each from code it

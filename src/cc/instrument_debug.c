@@ -143,11 +143,16 @@ static bool is_debug_call(LLVMValueRef inst)
            (len == 16 && !memcmp(name, "llvm.dbg.declare", 16));
 }
 
-LLVMValueRef sift_instr_spill_slot(LLVMValueRef fn, LLVMValueRef arg)
+LLVMValueRef sift_instr_spill_slot(LLVMValueRef arg)
 {
-    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-    for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i; i = LLVMGetNextInstruction(i))
-        if (LLVMIsAStoreInst(i) && LLVMGetOperand(i, 0) == arg) return LLVMGetOperand(i, 1);
+    /* By the argument's uses, not by the entry block's stores: coverage's stack-depth check
+     * splits the entry block after its allocas, which moves the spills into the next block. */
+    for (LLVMUseRef u = LLVMGetFirstUse(arg); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == arg &&
+            LLVMIsAAllocaInst(LLVMGetOperand(user, 1)))
+            return LLVMGetOperand(user, 1);
+    }
     return NULL;
 }
 
@@ -250,7 +255,7 @@ char *sift_instr_di_arg(LLVMContextRef ctx, LLVMValueRef fn, LLVMMetadataRef sp,
 {
     *type = NULL;
     if (!sp) return NULL;
-    LLVMMetadataRef var = variable_of(ctx, fn, sp, arg, sift_instr_spill_slot(fn, arg));
+    LLVMMetadataRef var = variable_of(ctx, fn, sp, arg, sift_instr_spill_slot(arg));
     if (!var && position) var = parameter(ctx, fn, sp, position);
     unsigned len;
     const char *name = var ? operand_string(ctx, var, 1, &len) : NULL;

@@ -148,7 +148,7 @@ static bool offset_from(const sift_instr_module *m, LLVMValueRef v, LLVMValueRef
 static size_t loaded_offsets(const sift_instr_module *m, LLVMValueRef fn, LLVMValueRef arg,
                              uint64_t *out)
 {
-    LLVMValueRef spill = sift_instr_spill_slot(fn, arg);
+    LLVMValueRef spill = sift_instr_spill_slot(arg);
     size_t n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {

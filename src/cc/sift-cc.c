@@ -12,12 +12,13 @@
 #include <unistd.h>
 
 /* Edge counters the compiler bumps inline (no call per edge), the pc table that maps them to
- * code, and comparison operands (trace-cmp covers switches too). libFuzzer adds
+ * code, comparison operands (trace-cmp covers switches too), and the deepest stack frame of a
+ * run (stack-depth, which src/rt/depth.c counts as libFuzzer does: clang's -fsanitize=fuzzer
+ * adds it on Linux, and a recursion 1000 calls deep is found by it). libFuzzer adds
  * indirect-calls, for which sift has no feedback; trace-div and trace-gep are left out because
- * they call a hook on every division and address computation for little extra guidance.
- * stack-depth, which src/rt/depth.c counts as libFuzzer does, is the user's to add: together
- * with UBSan's checks it made the instrumenter lose the struct fields of pointer arguments. */
-#define SIFT_COVERAGE_FLAGS "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp"
+ * they call a hook on every division and address computation for little extra guidance. */
+#define SIFT_COVERAGE_FLAGS                                                                        \
+    "-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp,stack-depth"
 
 /* The allocation functions that src/rt/interpose/alloc.c and alloc_cxx.c wrap, exactly those:
  * a wrapper whose function the link does not wrap would leave its __real_ name undefined. The

@@ -196,7 +196,8 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     f->stats.last_new_ns = sift_now_ns();
     f->quiet_since_execs = f->stats.execs;
     if (how && f->opts->verbosity) {
-        char extra[sizeof f->mutator.trace + 64 + SIFT_MUT_TOKENS * (SIFT_RECDICT_QUOTED + 1)];
+        char extra[sizeof f->mutator.trace + 64 +
+                   (size_t)SIFT_MUT_TOKENS * (SIFT_RECDICT_QUOTED + 1)];
         int ops = 0;
         for (const char *c = f->mutator.trace; *c; c++)
             ops += *c == '-';
