@@ -43,7 +43,8 @@ static int build_harnesses(void **state)
         sift_test_build(dir, "length", "tests/fixtures/length.c", "") ||
         sift_test_build(dir, "middle", "tests/fixtures/middle.c", "") ||
         sift_test_build(dir, "slow", "tests/fixtures/slow.c", "") ||
-        sift_test_build(dir, "heap", "tests/fixtures/heap.c", ""))
+        sift_test_build(dir, "heap", "tests/fixtures/heap.c", "") ||
+        sift_test_build(dir, "accumulate", "tests/fixtures/accumulate.c", "-fsanitize=address"))
         return -1;
     return 0;
 }
@@ -291,6 +292,18 @@ static void leaks_need_a_sanitizer(void **state)
     assert_int_not_equal(SIFT_TEST_SH("./faults -runs=100000000 c/in"), 0);
     assert_non_null(strstr(proc.err, "detected memory leaks"));
     assert_null(strstr(proc.err, "Executed c/in"));
+}
+
+/* A run that allocates more than it frees is checked for leaks after every mutation, not only
+ * after those that add coverage, as libFuzzer checks: a target that keeps its allocations in
+ * global state makes 1000 such checks find nothing, and then leak detection stops, saying so. */
+static void leaks_are_checked_after_every_mutation(void **state)
+{
+    (void)state;
+    assert_int_equal(SIFT_TEST_SH("./accumulate -seed=1 -runs=3000 -detect_leaks=1"), 0);
+    assert_non_null(strstr(proc.err, "INFO: libFuzzer disabled leak detection after every "
+                                     "mutation.\n"));
+    assert_null(strstr(proc.err, "detected memory leaks"));
 }
 
 static void bad_flags_and_paths_get_one_line(void **state)
@@ -647,6 +660,7 @@ int main(void)
         cmocka_unit_test(silenced_target_still_reports_its_crash),
         cmocka_unit_test(malloc_limit_stops_at_the_allocation),
         cmocka_unit_test(leaks_need_a_sanitizer),
+        cmocka_unit_test(leaks_are_checked_after_every_mutation),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),

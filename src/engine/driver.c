@@ -70,7 +70,7 @@ static int reproduce(sift_fuzzer *f, char **argv)
          * times would otherwise run out of memory before it is reported. */
         for (long long r = 0; r < times; r++) {
             sift_fuzzer_execute(f, data, size);
-            if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
+            sift_fuzzer_check_leaks(f, data, size);
         }
         fprintf(stderr, "Executed %s in %llu ms\n", o->inputs[i],
                 (unsigned long long)((sift_now_ns() - t0) / SIFT_MS_NS));

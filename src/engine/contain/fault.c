@@ -38,6 +38,8 @@ extern int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const v
                                                      void (*free_hook)(const volatile void *))
     __attribute__((weak));
 extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+extern void __lsan_disable(void) __attribute__((weak));
+extern void __lsan_enable(void) __attribute__((weak));
 extern int __sanitizer_acquire_crash_state(void) __attribute__((weak));
 /* Defined where sift-cc wrapped the program's allocation functions, a build without a
  * sanitizer's allocator (src/rt/interpose/alloc.c); NULL otherwise. */
@@ -625,15 +627,30 @@ bool sift_fault_can_check_leaks(const sift_fault *f)
     return __lsan_do_recoverable_leak_check && f->opts->detect_leaks && !g_leaks_off;
 }
 
+bool sift_fault_run_allocated_more(void)
+{
+    return g_hooks_installed && atomic_load(&g_mallocs) > atomic_load(&g_frees);
+}
+
+void sift_fault_ignore_leaks(bool ignore)
+{
+    if (!__lsan_disable || !__lsan_enable) return;
+    if (ignore)
+        __lsan_disable();
+    else
+        __lsan_enable();
+}
+
 void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size)
 {
-    if (!sift_fault_can_check_leaks(f)) return;
-    if (g_hooks_installed && atomic_load(&g_mallocs) <= atomic_load(&g_frees)) return;
+    if (!sift_fault_can_check_leaks(f) || !sift_fault_run_allocated_more()) return;
     if (++g_leak_attempts > MAX_LEAK_ATTEMPTS) {
         g_leaks_off = true;
         say("INFO: libFuzzer disabled leak detection after every mutation.\n"
             "      Most likely the target function accumulates allocated\n"
             "      memory in a global state w/o actually leaking it.\n"
+            "      You may try running this binary with -trace_malloc=[12]"
+            "      to get a trace of mallocs and frees.\n"
             "      If LeakSanitizer is enabled in this process it will still\n"
             "      run on the process shutdown.\n");
         return;

@@ -97,8 +97,17 @@ void sift_fault_input_overwritten(sift_fault *f);
 /* Whether leak detection can run here (built with LeakSanitizer and -detect_leaks=1). */
 bool sift_fault_can_check_leaks(const sift_fault *f);
 
-/* Runs the leak check after an execution of DATA; on a leak writes the leak artifact, prints
- * the report and exits with -error_exitcode. Only call when sift_fault_can_check_leaks(). */
+/* Whether the execution that just ended allocated more than it freed, by the sanitizer's malloc
+ * hooks (false without them, as libFuzzer tells nothing then). */
+bool sift_fault_run_allocated_more(void);
+
+/* While IGNORE, LeakSanitizer reports nothing this thread allocates (a second run of an input
+ * whose first run's leak is the one to report). */
+void sift_fault_ignore_leaks(bool ignore);
+
+/* After an execution of DATA that allocated more than it freed, runs the leak check; on a leak
+ * writes the leak artifact, prints the report and exits with -error_exitcode. After 1000 checks
+ * that found nothing it stops checking, as libFuzzer does, saying so. */
 void sift_fault_check_leaks(sift_fault *f, const uint8_t *data, size_t size);
 
 /* For a merge that SIGINT or SIGTERM ends: prints libFuzzer's line ("==PID== libFuzzer: run

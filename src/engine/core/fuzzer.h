@@ -82,6 +82,11 @@ int sift_fuzzer_init(sift_fuzzer *f, sift_options *opts, sift_target_fn target, 
 const void *sift_fuzzer_custom_mutator(void);
 void sift_fuzzer_free(sift_fuzzer *f);
 
+/* After a run of DATA that allocated more than it freed, runs it again with LeakSanitizer
+ * ignoring the second run, and checks for a leak when that run did too, as libFuzzer does after
+ * every execution: a leaking input is reported (and the process ends) before it is saved. */
+void sift_fuzzer_check_leaks(sift_fuzzer *f, const uint8_t *data, size_t size);
+
 /* Executes DATA and, when it adds coverage, takes it into the corpus (saving it into the
  * output folder when SAVE). Returns whether it was added. */
 bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save, const char *how)

@@ -55,7 +55,7 @@ static bool crashes(sift_fuzzer *f, const scratch *s, const uint8_t *data, size_
         if (fd >= 0) dup2(fd, STDERR_FILENO);
         f->opts->exact_artifact_path = s->artifact; /* keep each try's artifact out of sight */
         sift_fuzzer_execute(f, data, size);
-        if (sift_fault_can_check_leaks(&f->fault)) sift_fault_check_leaks(&f->fault, data, size);
+        sift_fuzzer_check_leaks(f, data, size);
         _exit(0);
     }
     close(pipefd[1]);
