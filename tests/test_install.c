@@ -233,7 +233,11 @@ static void destdir_and_uninstall(void **state)
 static void dependency_rules_match_the_build_either_way(void **state)
 {
     (void)state;
-    assert_int_equal(SIFT_TEST_SH("head -1 '%s/obj/src/engine/driver.d'", SIFT_BUILD_DIR), 0);
+    assert_int_equal(SIFT_TEST_SH("cat '%s/obj/src/engine/driver.d'", SIFT_BUILD_DIR), 0);
+    /* The targets, before the colon; the compiler wraps them when the paths are long. */
+    char *colon = strchr(proc.out, ':');
+    assert_non_null(colon);
+    *colon = '\0';
     const char *object = "/obj/src/engine/driver.o";
     char spelled[PATH_MAX + 64];
     snprintf(spelled, sizeof spelled, "%s%s ", SIFT_BUILD_DIR, object);
