@@ -44,7 +44,9 @@ static int build_harnesses(void **state)
         sift_test_build(dir, "middle", "tests/fixtures/middle.c", "") ||
         sift_test_build(dir, "slow", "tests/fixtures/slow.c", "") ||
         sift_test_build(dir, "heap", "tests/fixtures/heap.c", "") ||
-        sift_test_build(dir, "accumulate", "tests/fixtures/accumulate.c", "-fsanitize=address"))
+        sift_test_build(dir, "accumulate", "tests/fixtures/accumulate.c", "-fsanitize=address") ||
+        sift_test_build(dir, "cover", "tests/fixtures/cover.c", "") ||
+        sift_test_build(dir, "cover_startup", "tests/fixtures/cover.c", "-DSTARTUP_EDGE"))
         return -1;
     return 0;
 }
@@ -347,6 +349,45 @@ static void merge_keeps_what_adds_coverage_and_skips_crashes(void **state)
     assert_non_null(strstr(proc.err, "MERGE-OUTER: "));
     assert_non_null(strstr(proc.err, "crashed or hung the target; skipping it"));
     assert_int_equal(entries("into", "[!.]*"), 3); /* a, paren and minus, not dup or crash */
+}
+
+/* libFuzzer's set_cover_merge test: -set_cover_merge=1 keeps the one input that adds five
+ * features and the one that adds the sixth, the smaller of two alike; -merge=1, smallest first,
+ * keeps six. */
+static void set_cover_merge_keeps_the_fewest(void **state)
+{
+    (void)state;
+    static const char setup[] =
+        "rm -rf t1 t2 t3 && mkdir t1 t2 t3 && printf ...... > t1/1 && printf F..... > t2/a && "
+        "printf .U.... > t2/b && printf ..Z... > t2/c && printf ...Z.. > t3/1 && "
+        "printf ....E. > t3/2 && printf .....R > t3/3 && printf .UZZER. > t3/a && "
+        "printf .UZZER.. > t3/b && printf ...... > t3/c && ";
+    assert_int_equal(SIFT_TEST_SH("%s./cover -set_cover_merge=1 t1 t2 t3", setup), 0);
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: 2 new files with 6 new features added"));
+    assert_int_equal(entries("t1", "[!.]*"), 3);
+    assert_int_equal(SIFT_TEST_SH("for f in t1/*; do cat $f; echo; done | LC_ALL=C sort"), 0);
+    assert_string_equal(proc.out, "......\n.UZZER.\nF.....\n");
+    assert_int_equal(SIFT_TEST_SH("%s./cover -merge=1 t1 t2 t3", setup), 0);
+    assert_non_null(strstr(proc.err, "MERGE-OUTER: 6 new files with 6 new features added"));
+}
+
+/* What a constructor ran before the first input is no input's coverage: a merge credits each
+ * build's inputs with the same edges, as libFuzzer's does. */
+static void startup_coverage_is_no_inputs(void **state)
+{
+    (void)state;
+    char edges[2][128];
+    const char *const builds[] = {"cover", "cover_startup"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(SIFT_TEST_SH("rm -rf into from && mkdir into from && "
+                                      "printf F > from/f && ./%s -merge=1 into from",
+                                      builds[i]),
+                         0);
+        const char *line = strstr(proc.err, "new features added; ");
+        assert_non_null(line);
+        snprintf(edges[i], sizeof edges[i], "%.*s", (int)strcspn(line, "\n"), line);
+    }
+    assert_string_equal(edges[0], edges[1]);
 }
 
 /* A merge counts edges, as libFuzzer's counts its counters: "1" and "7" take the same edges
@@ -661,6 +702,8 @@ int main(void)
         cmocka_unit_test(malloc_limit_stops_at_the_allocation),
         cmocka_unit_test(leaks_need_a_sanitizer),
         cmocka_unit_test(leaks_are_checked_after_every_mutation),
+        cmocka_unit_test(set_cover_merge_keeps_the_fewest),
+        cmocka_unit_test(startup_coverage_is_no_inputs),
         cmocka_unit_test(bad_flags_and_paths_get_one_line),
         cmocka_unit_test(merge_keeps_what_adds_coverage_and_skips_crashes),
         cmocka_unit_test(merge_skips_hanging_and_crashing_inputs),

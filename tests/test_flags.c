@@ -38,6 +38,7 @@ static const struct {
     I(max_total_time, 0, 0, INT_MAX),
     I(minimize_crash, 0, 0, 1),
     I(merge, 0, 0, 1),
+    I(set_cover_merge, 0, 0, 1),
     I(print_final_stats, 0, 0, 1),
     I(keep_seed, 0, 0, 1),
     I(print_pcs, 0, 0, 1),

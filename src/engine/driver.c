@@ -265,6 +265,7 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
         sift_options_help(stdout, argv[0]);
         return 0;
     }
+    if (opts.set_cover_merge) opts.merge = 1;
     fprintf(stderr, "INFO: sift %s\n", SIFT_VERSION);
     if (custom)
         fprintf(stderr,
@@ -289,7 +290,9 @@ int sift_driver_main(int argc, char **argv, sift_target_fn target)
     }
     if (check_outputs(&opts, files) != 0) return 1;
     if (opts.merge) merge_features(&opts);
-    if (sift_super_workers(&opts)) return sift_super_main(&opts, argc, argv, target);
+    /* The workers' parallel merge keeps -merge=1's choice: a set cover is chosen here. */
+    if (sift_super_workers(&opts) && !opts.set_cover_merge)
+        return sift_super_main(&opts, argc, argv, target);
     if (opts.out || opts.sync_dir || opts.name) {
         fprintf(stderr, "sift: -out, -sync_dir and -name go with -workers=N\n");
         return 1;

@@ -62,6 +62,9 @@ static const flag flags[] = {
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),
+    BOOL(set_cover_merge, 0,
+         "If 1, merge as -merge=1 does, but keep the fewest inputs that together add all the "
+         "features the others add, the one that adds the most first (greedy set cover)."),
     STRING(merge_control_file, 1,
            "With -merge=1: record the merge's progress in this file, in libFuzzer's format, and "
            "keep it."),

@@ -22,6 +22,7 @@ typedef struct {
     long long max_total_time;  /* -max_total_time: seconds, 0 = no limit */
     long long minimize_crash;  /* -minimize_crash */
     long long merge;           /* -merge */
+    long long set_cover_merge; /* -set_cover_merge: -merge by greedy set cover */
     long long cleanse_crash;   /* -cleanse_crash */
     long long reduce_inputs, shrink;
     long long create_missing_dirs;

@@ -61,6 +61,10 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
     x->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
     x->rt->search_hints_off = !f->opts->use_memmem;
     sift_exec_capacity(x->rt, cap);
+    /* What ran before the first input (static constructors, LLVMFuzzerInitialize) is no
+     * input's coverage: libFuzzer counts none of it either, and a merge would otherwise
+     * credit the first input with a constructor's edge. */
+    sift_covmap_reset(x->rt->map, SIFT_DOMAINS_ALL);
     return 0;
 }
 
