@@ -46,7 +46,8 @@ static char *lines_starting(const char *text, const char *prefix)
 }
 
 /* One START and one STOP a run, with what it allocated and freed; each line numbered within
- * its run and naming the block. */
+ * its run and naming the block. A run that allocated more than it freed runs again for the
+ * leak check, traced too, as libFuzzer's does. */
 static void each_run_is_framed_and_counted(void **state)
 {
     char *dir = *state;
@@ -54,8 +55,10 @@ static void each_run_is_framed_and_counted(void **state)
     run_inputs(&proc, dir, "3132", "-trace_malloc=1");
     assert_string_equal(lines_starting(proc.err, "MallocFreeTracer: STOP"),
                         "MallocFreeTracer: STOP 1 0 (DIFFERENT)\n"
+                        "MallocFreeTracer: STOP 0 0 (same)\n"
                         "MallocFreeTracer: STOP 0 1 (DIFFERENT)\n"
                         "MallocFreeTracer: STOP 1 0 (DIFFERENT)\n"
+                        "MallocFreeTracer: STOP 0 0 (same)\n"
                         "MallocFreeTracer: STOP 1 1 (same)\n");
     const char *want[] = {"MallocFreeTracer: START\nMALLOC[0] 0x",
                           " 4\nMallocFreeTracer: STOP 1 0 (DIFFERENT)\n",
@@ -72,10 +75,12 @@ static void stacks_stay_with_their_lines(void **state)
     char *dir = *state;
     sift_test_proc proc;
     run_inputs(&proc, dir, "t", "-trace_malloc=2 2>trace.log");
-    /* The four threads' lines, each with the two lines after it. */
+    /* The four threads' lines, each with the two lines after it (twice when the run allocated
+     * more than it freed, and ran again for the leak check). */
     assert_int_equal(SIFT_TEST_SH("grep -A2 -E '^MALLOC.* (5639|2239|7217|4738)$' trace.log"), 0);
     const char *line = proc.out;
-    for (int i = 0; i < 4; i++) {
+    int records = 0;
+    for (; *line; records++) {
         assert_true(!strncmp(line, "MALLOC[", 7));
         for (int frame = 0; frame < 2; frame++) {
             line = strchr(line, '\n') + 1;
@@ -86,7 +91,7 @@ static void stacks_stay_with_their_lines(void **state)
         line = strchr(line, '\n') + 1;
         if (!strncmp(line, "--\n", 3)) line += 3;
     }
-    assert_string_equal(line, "");
+    assert_true(records == 4 || records == 8);
 }
 
 static void without_a_sanitizer_it_says_so(void **state)
