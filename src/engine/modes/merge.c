@@ -308,22 +308,25 @@ static int run_picked(sift_fuzzer *f, const sized_path *inputs, merge_run *r)
     sift_feature_id *known = malloc((nknown ? nknown : 1) * sizeof(*known));
     size_t *order = malloc((r->n ? r->n : 1) * sizeof(*order));
     sized_path *picked = calloc(r->n + 1, sizeof(*picked));
-    int rc = 1;
+    size_t added, count = (size_t)-1;
     if (known && order && picked) {
         nknown = 0;
         for (size_t i = 0; i < r->nold; i++) {
             memcpy(known + nknown, r->lists[i].ids, r->lists[i].n * sizeof(*known));
             nknown += r->lists[i].n;
         }
-        size_t added, count = sift_setcover_pick(r->lists + r->nold, r->n - r->nold, known, nknown,
-                                                 order, &added);
-        for (size_t i = 0; count != (size_t)-1 && i < count; i++)
+        count =
+            sift_setcover_pick(r->lists + r->nold, r->n - r->nold, known, nknown, order, &added);
+    }
+    int rc = 1;
+    if (count == (size_t)-1) {
+        fprintf(stderr, "sift: merge: out of memory for the set cover\n");
+    } else {
+        for (size_t i = 0; i < count; i++)
             picked[i] = inputs[r->nold + order[i]];
         sift_mcf none = {.fd = -1};
-        if (count != (size_t)-1) rc = run_children(f, picked, count, 0, &none, r, false);
+        rc = run_children(f, picked, count, 0, &none, r, false);
     }
-    if (rc == 1 && !(known && order && picked))
-        fprintf(stderr, "sift: merge: out of memory for the set cover\n");
     free(known);
     free(order);
     free(picked); /* the paths belong to INPUTS */
