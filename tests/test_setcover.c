@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "engine/base/rng.h"
 #include "engine/modes/setcover.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdbool.h>
 
 #define MAX_IDS 64
 
@@ -108,17 +108,18 @@ static size_t naive(const owned_input *o, size_t n, size_t *order)
 static void lazy_picks_as_the_plain_greedy(void **state)
 {
     (void)state;
-    srand(7);
+    sift_rng rng;
+    sift_rng_seed(&rng, 7);
     for (int round = 0; round < 500; round++) {
         owned_input o[16];
-        size_t n = 1 + (size_t)rand() % 16;
+        size_t n = 1 + (size_t)sift_rng_below(&rng, 16);
         for (size_t i = 0; i < n; i++) {
             char features[MAX_IDS + 1];
-            size_t k = (size_t)rand() % MAX_IDS;
+            size_t k = (size_t)sift_rng_below(&rng, MAX_IDS);
             for (size_t j = 0; j < k; j++)
-                features[j] = (char)('0' + rand() % 70);
+                features[j] = (char)('0' + sift_rng_below(&rng, 70));
             features[k] = 0;
-            set(&o[i], 1 + (size_t)rand() % 4, features);
+            set(&o[i], 1 + (size_t)sift_rng_below(&rng, 4), features);
         }
         size_t want[16], got[16], added;
         size_t nwant = naive(o, n, want);

@@ -312,6 +312,7 @@ static int run_picked(sift_fuzzer *f, const sized_path *inputs, merge_run *r)
     if (known && order && picked) {
         nknown = 0;
         for (size_t i = 0; i < r->nold; i++) {
+            if (!r->lists[i].n) continue; /* skipped, or without features */
             memcpy(known + nknown, r->lists[i].ids, r->lists[i].n * sizeof(*known));
             nknown += r->lists[i].n;
         }
