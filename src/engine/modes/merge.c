@@ -2,6 +2,7 @@
  * costs that input, never the whole merge. */
 #include "engine/modes/merge.h"
 #include "engine/base/clock.h"
+#include "engine/base/files.h"
 #include "engine/base/fsutil.h"
 #include "engine/modes/mcf.h"
 #include "engine/modes/setcover.h"
@@ -118,16 +119,6 @@ static void try_file(sift_fuzzer *f, const char *path, bool save)
     free(data);
 }
 
-static void write_all(int fd, const void *buf, size_t len)
-{
-    for (const char *p = buf; len;) {
-        ssize_t put = write(fd, p, len);
-        if (put <= 0) _exit(1);
-        p += put;
-        len -= (size_t)put;
-    }
-}
-
 /* With -set_cover_merge=1: runs input I at PATH, taking its coverage in when it is the first
  * folder's (INITIAL), and sends the parent all its features. */
 static void list_file(sift_fuzzer *f, int fd, size_t i, const char *path, bool initial)
@@ -142,8 +133,9 @@ static void list_file(sift_fuzzer *f, int fd, size_t i, const char *path, bool i
     free(data);
     const sift_features *l = &f->exec.features;
     merge_note n = {.index = -4, .of = i, .nfeatures = l->n};
-    write_all(fd, &n, sizeof n);
-    write_all(fd, l->ids, l->n * sizeof(*l->ids));
+    if (sift_file_write_all(fd, (const uint8_t *)&n, sizeof n) != 0 ||
+        sift_file_write_all(fd, (const uint8_t *)l->ids, l->n * sizeof(*l->ids)) != 0)
+        _exit(1);
 }
 
 /* The child: tries the inputs from START on, the first NOLD (the first folder's) only to learn
