@@ -31,8 +31,9 @@ typedef struct {
  * children ran (LISTS, one per input; NULL in a plain merge). */
 typedef struct {
     sift_setcover_input *lists;
-    size_t n, nold; /* inputs, the first NOLD of the first folder */
-    merge_note first, last;
+    size_t n, nold;   /* inputs, the first NOLD of the first folder */
+    merge_note first; /* the first -1 note heard: the coverage where the first folder ended */
+    merge_note last;  /* the last note of the child running now */
     size_t skipped, attempts;
 } merge_run;
 
@@ -253,7 +254,6 @@ static int run_children(sift_fuzzer *f, const sized_path *inputs, size_t n, size
                         const sift_mcf *mcf, merge_run *r, bool list)
 {
     size_t start = 0;
-    r->first = (merge_note){0};
     for (;;) {
         r->attempts++;
         int pipefd[2];
@@ -351,12 +351,10 @@ static int merge_inputs(sift_fuzzer *f, const sized_path *inputs, size_t n, size
     }
     int rc = run_children(f, inputs, n, nold, mcf, &r, r.lists != NULL);
     if (rc == 0 && r.lists) {
-        /* The initial coverage, counted where the first folder ended, stays the baseline, and
-         * the attempts are those over all the inputs. */
-        merge_note first = r.first;
+        /* The attempts reported are those over all the inputs. The baseline stays the first
+         * note of the first folder's end (watch_child keeps the first). */
         size_t attempts = r.attempts;
         rc = run_picked(f, inputs, &r);
-        r.first = first;
         r.attempts = attempts;
     }
     if (rc == 0) report(f, &r);
