@@ -223,6 +223,18 @@ static void values_the_edges_tell(void **state)
     }
 }
 
+/* Each comparison callback runs only when the runtime's gate asks for it, and the block splits
+ * that the gates take keep every result right (the fixture checks both), at every level. */
+static void comparison_callbacks_behind_the_gate(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        run_own_main("cmp_gate.c", "-fsanitize=fuzzer-no-link", levels[i]);
+        assert_string_equal(proc.out, "ok\n");
+    }
+}
+
 /* Without -g, names come from symbols and positions. */
 static void names_without_debug_info(void **state)
 {
@@ -420,6 +432,7 @@ int main(void)
         cmocka_unit_test(fields_after_a_split_entry_block),
         cmocka_unit_test(inline_features_match_hooks),
         cmocka_unit_test(values_the_edges_tell),
+        cmocka_unit_test(comparison_callbacks_behind_the_gate),
         cmocka_unit_test(names_without_debug_info),
         cmocka_unit_test(cxx),
         cmocka_unit_test(args_and_tail_calls),

@@ -35,6 +35,15 @@ static void check(const uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
                  want ? want - hay : -1, fast ? fast - hay : -1, hashed ? hashed - hay : -1);
 }
 
+/* Half of the rounds draw from text, half from the bytes of binary inputs, whose 0 and 0xff the
+ * search does not anchor on unless the needle is made of them. */
+static uint8_t letter(uint64_t *seed, unsigned alphabet, int round)
+{
+    static const uint8_t binary[] = {0x00, 0xff, 0x01, 0x80};
+    unsigned k = (unsigned)(next(seed) % alphabet);
+    return round % 2 ? binary[k] : (uint8_t)('a' + k);
+}
+
 /* Small alphabets make partial matches common, and needles cut from the haystack make hits at
  * every place, the last one included. */
 static void random_searches_agree_with_the_reference(void **state)
@@ -46,13 +55,13 @@ static void random_searches_agree_with_the_reference(void **state)
         size_t n = next(&seed) % sizeof hay, m = next(&seed) % sizeof needle;
         unsigned alphabet = 1 + (unsigned)(next(&seed) % 4);
         for (size_t i = 0; i < n; i++)
-            hay[i] = (uint8_t)('a' + next(&seed) % alphabet);
+            hay[i] = letter(&seed, alphabet, round);
         if (n && m <= n && next(&seed) % 2) {
             size_t at = next(&seed) % (n - m + 1);
             memcpy(needle, hay + at, m);
         } else {
             for (size_t i = 0; i < m; i++)
-                needle[i] = (uint8_t)('a' + next(&seed) % alphabet);
+                needle[i] = letter(&seed, alphabet, round);
         }
         check(hay, n, needle, m);
     }

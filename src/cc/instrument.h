@@ -146,6 +146,10 @@ void sift_instr_add_ctor(LLVMModuleRef mod, LLVMValueRef ctor, unsigned priority
  * cannot all read is left as it is. False when out of memory. */
 bool sift_instr_fn_dirty(LLVMModuleRef mod);
 
+/* Puts each call of a sanitizer-coverage comparison callback behind the runtime's gate byte
+ * (abi/cmp_gate_abi.h). */
+void sift_instr_cmp_gate(LLVMModuleRef mod);
+
 /* A copy of TEXT, or of its first LEN bytes. */
 char *sift_instr_strdup(const char *text, size_t len);
 

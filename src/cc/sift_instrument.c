@@ -1,5 +1,6 @@
-/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks (instrument.c), and the
- * dirty bytes of the edge counters' function index (instrument_fn_dirty.c), to a bitcode module
+/* sift-instrument IN.bc -o OUT.bc: adds function-boundary value hooks (instrument.c), the
+ * dirty bytes of the edge counters' function index (instrument_fn_dirty.c) and the gate before
+ * each comparison callback (instrument_cmp_gate.c) to a bitcode module
  * that clang has optimised (and instrumented for coverage and sanitizers) already, checks the
  * result and writes it. See docs/values.md. */
 #include "cc/instrument.h"
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
     m.layout = LLVMGetModuleDataLayout(m.mod);
     sift_instr_values(&m);
     if (!sift_instr_fn_dirty(m.mod)) sift_instr_die(in, "out of memory", NULL);
+    sift_instr_cmp_gate(m.mod);
     if (LLVMVerifyModule(m.mod, LLVMReturnStatusAction, &msg)) {
         char *nl = strchr(msg, '\n');
         if (nl) *nl = '\0';

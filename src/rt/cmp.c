@@ -3,6 +3,7 @@
  * no allocation, and no call into a libc function that the interposed comparisons or the
  * sanitizer hooks would route back here. */
 #include "rt/rt.h"
+#include "abi/cmp_gate_abi.h"
 
 #include <sanitizer/common_interface_defs.h>
 #include <string.h>
@@ -210,6 +211,19 @@ SIFT_RT_NOINSTR static void record_search(sift_rt_state *rt, uintptr_t pc, const
 SIFT_RT_NOINSTR static inline bool ring_takes(const sift_rt_state *rt, uint8_t size)
 {
     return size > 1 && rt->tracing && !rt->int_ring_paused;
+}
+
+/* The global that sift-instrument's gates read before each comparison callback
+ * (abi/cmp_gate_abi.h): compiled code reaches it by name, with no runtime state at hand. All
+ * open until the engine sets it up, so that code no engine drives sees every callback, as
+ * code built without the gates does. */
+unsigned char __sift_cmp_gate = SIFT_CMP_GATE_ALL;
+
+SIFT_RT_NOINSTR void sift_rt_cmp_gate_update(const sift_rt_state *rt)
+{
+    unsigned gate = (rt->cmp_features_off ? 0 : SIFT_CMP_GATE_FEATURES) |
+                    (ring_takes(rt, 2) ? SIFT_CMP_GATE_RING : 0);
+    __atomic_store_n(&__sift_cmp_gate, (unsigned char)gate, __ATOMIC_RELAXED);
 }
 
 /* Out of line: the callbacks reach it only when they count or record (or before the runtime

@@ -35,27 +35,43 @@ static inline const uint8_t *sift_memfind_hashed(const uint8_t *hay, size_t hay_
     }
 }
 
-/* The first occurrence of NEEDLE in HAY, or NULL. Candidates come from memchr on the needle's
- * first byte, which skips most of a haystack at vector speed; once verifying candidates has
- * compared more bytes than the haystack holds (a fuzzed "aaaa...a" against "aa...ab"), the
- * rest of the search hashes, so that no input makes it quadratic. */
+/* The needle's byte that memchr looks for: the first that is neither 0 nor 0xff where there is
+ * one. Binary inputs are full of both (padding, the high bytes of small numbers, sign
+ * extension), and an integer operand starts with one as often as not: a big-endian 0x00010000
+ * sought by its first byte made a candidate of every zero of a font file. */
+static inline size_t sift_memfind_anchor(const uint8_t *needle, size_t needle_len)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < needle_len; i++) {
+        if (needle[i] != 0 && needle[i] != 0xff) return i;
+        if (needle[best] == 0 && needle[i] == 0xff) best = i;
+    }
+    return best;
+}
+
+/* The first occurrence of NEEDLE in HAY, or NULL. Candidates come from memchr on one byte of
+ * the needle (sift_memfind_anchor), which skips most of a haystack at vector speed; once
+ * verifying candidates has compared more bytes than the haystack holds (a fuzzed "aaaa...a"
+ * against "aa...ab"), the rest of the search hashes, so that no input makes it quadratic. */
 static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, const uint8_t *needle,
                                           size_t needle_len)
 {
     if (needle_len == 0) return hay;
     if (hay_len < needle_len) return NULL;
+    size_t anchor = sift_memfind_anchor(needle, needle_len);
     const uint8_t *last = hay + (hay_len - needle_len);
     size_t budget = hay_len;
     for (const uint8_t *p = hay; p <= last; p++) {
-        p = memchr(p, needle[0], (size_t)(last - p) + 1);
-        if (!p) return NULL;
-        size_t k = 1;
+        const uint8_t *at = memchr(p + anchor, needle[anchor], (size_t)(last - p) + 1);
+        if (!at) return NULL;
+        p = at - anchor;
+        size_t k = 0;
         while (k < needle_len && p[k] == needle[k])
             k++;
         if (k == needle_len) return p;
-        if (k > budget)
+        if (k >= budget)
             return sift_memfind_hashed(p + 1, (size_t)(hay + hay_len - p) - 1, needle, needle_len);
-        budget -= k;
+        budget -= k + 1;
     }
     return NULL;
 }

@@ -106,6 +106,9 @@ void sift_rt_depth_end(sift_rt_state *rt, uintptr_t top);
 
 /* Records a comparison of two integers of SIZE bytes at call site PC (hooks and tests). */
 void sift_rt_cmp(sift_rt_state *rt, uintptr_t pc, uint64_t a, uint64_t b, uint8_t size);
+/* Opens the gates of compiled comparison callbacks (abi/cmp_gate_abi.h) to what RT's
+ * cmp_features_off, tracing and int_ring_paused ask of them: to be called after each change. */
+void sift_rt_cmp_gate_update(const sift_rt_state *rt);
 
 /* Records a comparison of two byte strings of LEN bytes at call site PC. */
 void sift_rt_cmp_bytes(sift_rt_state *rt, uintptr_t pc, const void *a, const void *b, size_t len);

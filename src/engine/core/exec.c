@@ -60,6 +60,7 @@ int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT])
     x->exact_copy = __asan_poison_memory_region != NULL;
     x->rt->cmp_features_off = !(f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_CMP));
     x->rt->search_hints_off = !f->opts->use_memmem;
+    sift_rt_cmp_gate_update(x->rt);
     sift_exec_capacity(x->rt, cap);
     /* What ran before the first input (static constructors, LLVMFuzzerInitialize) is no
      * input's coverage: libFuzzer counts none of it either, and a merge would otherwise
@@ -156,6 +157,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     f->exec.rt->input_size = size;
     f->exec.rt->tracing = true;
     f->exec.rt->int_ring_paused = f->stats.execs % INT_RING_EVERY != 0;
+    sift_rt_cmp_gate_update(f->exec.rt);
     sift_fault_begin(&f->fault, data, size);
     /* The start that sift_fault_begin just read from the same clock for the watchdog: with an
      * empty harness a clock read costs about a tenth of an execution. */
@@ -169,6 +171,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     sift_rt_depth_end(f->exec.rt, top);
     uint64_t end = sift_now_ns();
     f->exec.rt->tracing = false;
+    sift_rt_cmp_gate_update(f->exec.rt);
     if (copy && size && memcmp(copy, data, size) != 0) sift_fault_input_overwritten(&f->fault);
     sift_fault_end(&f->fault);
     f->exec.end_ns = end;
