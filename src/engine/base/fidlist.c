@@ -1,17 +1,11 @@
 /* Packed lists of dense feature indices (fidlist.h). */
 #include "engine/base/fidlist.h"
 
-#include <stdlib.h>
+#include "engine/base/radix.h"
 
-static int ascending(const void *a, const void *b)
+size_t sift_fidlist_pack(uint32_t *fids, size_t n, uint32_t *scratch, uint8_t *out)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-size_t sift_fidlist_pack(uint32_t *fids, size_t n, uint8_t *out)
-{
-    if (n > 1) qsort(fids, n, sizeof(*fids), ascending);
+    sift_radix_sort32(fids, scratch, n);
     size_t len = 0;
     uint32_t last = 0;
     for (size_t j = 0; j < n; j++) {

@@ -15,9 +15,9 @@ static inline size_t sift_fidlist_bound(size_t n)
     return n * 5;
 }
 
-/* Sorts the N distinct indices at FIDS in place and writes them packed to OUT, which has room for
- * sift_fidlist_bound(N) bytes. Returns the bytes written. */
-size_t sift_fidlist_pack(uint32_t *fids, size_t n, uint8_t *out);
+/* Sorts the N distinct indices at FIDS in place (with SCRATCH, room for N more) and writes them
+ * packed to OUT, which has room for sift_fidlist_bound(N) bytes. Returns the bytes written. */
+size_t sift_fidlist_pack(uint32_t *fids, size_t n, uint32_t *scratch, uint8_t *out);
 
 /* A reader of a packed list; it knows nothing of the list's length, which its owner keeps. */
 typedef struct {

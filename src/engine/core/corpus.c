@@ -2,6 +2,7 @@
  * and the eviction of entries that are top for nothing; the weighing and picking is schedule.c's
  * (docs/scheduling.md). */
 #include "engine/core/corpus_impl.h"
+#include "engine/base/radix.h"
 #include "sift/covmap.h"
 
 #include <stdlib.h>
@@ -33,6 +34,8 @@ void sift_corpus_free(sift_corpus *c)
     free(c->cover);
     free(c->ids);
     free(c->dense);
+    free(c->ids_tmp);
+    free(c->dense_tmp);
     free(c->names);
     sift_featmap_free(&c->fmap);
     free(c);
@@ -150,12 +153,6 @@ static void evict(sift_corpus *c, struct node *nd)
     if (nd->idx < c->fen_n) sift_sched_reweigh(c, nd->idx);
 }
 
-static int by_id(const void *a, const void *b)
-{
-    sift_feature_id x = *(const sift_feature_id *)a, y = *(const sift_feature_id *)b;
-    return (x > y) - (x < y);
-}
-
 /* Scratch for N features. A partial failure leaves one array larger than idscap: harmless. */
 static int reserve_ids(sift_corpus *c, size_t n)
 {
@@ -169,6 +166,12 @@ static int reserve_ids(sift_corpus *c, size_t n)
     uint32_t *dense = realloc(c->dense, cap * sizeof(*dense));
     if (!dense) return -1;
     c->dense = dense;
+    ids = realloc(c->ids_tmp, cap * sizeof(*ids));
+    if (!ids) return -1;
+    c->ids_tmp = ids;
+    dense = realloc(c->dense_tmp, cap * sizeof(*dense));
+    if (!dense) return -1;
+    c->dense_tmp = dense;
     c->idscap = cap;
     return 0;
 }
@@ -180,7 +183,7 @@ static size_t distinct_features(sift_corpus *c, const sift_feature_id *features,
     size_t k = 0;
     if (!n) return 0;
     memcpy(feats, features, n * sizeof(*feats));
-    qsort(feats, n, sizeof(*feats), by_id);
+    sift_radix_sort64(feats, c->ids_tmp, n);
     for (size_t j = 0; j < n; j++)
         if (!k || feats[j] != feats[k - 1]) feats[k++] = feats[j];
     return k;
@@ -285,7 +288,7 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
      * already is. */
     c->nodes[c->n] = nd;
     rate_features(c, nd, k);
-    size_t at = data ? size : 0, len = sift_fidlist_pack(c->dense, k, nd->block + at);
+    size_t at = data ? size : 0, len = sift_fidlist_pack(c->dense, k, c->dense_tmp, nd->block + at);
     uint8_t *cut = realloc(nd->block, at + len + 1);
     if (cut) { /* a failure keeps the block as it was, longer */
         nd->block = cut;
@@ -400,7 +403,7 @@ const sift_feature_id *sift_corpus_entry_features(sift_corpus *c, const sift_ent
     sift_fidlist_reader r = sift_fidlist_read(sift_corpus_packed(nd));
     for (size_t j = 0; j < e->nfeatures; j++)
         c->ids[j] = c->feats[sift_fidlist_next(&r)].id;
-    qsort(c->ids, e->nfeatures, sizeof(*c->ids), by_id);
+    sift_radix_sort64(c->ids, c->ids_tmp, e->nfeatures);
     return c->ids;
 }
 

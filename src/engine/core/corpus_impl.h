@@ -49,11 +49,13 @@ struct sift_corpus {
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
     size_t namecap;
     size_t nfavored, nactive, nfocus, bytes, max_size;
-    size_t entry_feats;   /* features of all entries, with repeats: what an update reads */
-    uint64_t picks;       /* since the Fenwick tree was rebuilt */
-    sift_feature_id *ids; /* scratch: an added entry's features sorted, or an entry's listed */
-    uint32_t *dense;      /* scratch: an added entry's dense indices */
-    size_t idscap;        /* of both */
+    size_t entry_feats;       /* features of all entries, with repeats: what an update reads */
+    uint64_t picks;           /* since the Fenwick tree was rebuilt */
+    sift_feature_id *ids;     /* scratch: an added entry's features sorted, or an entry's listed */
+    uint32_t *dense;          /* scratch: an added entry's dense indices */
+    sift_feature_id *ids_tmp; /* scratch for sorting each of the two */
+    uint32_t *dense_tmp;
+    size_t idscap; /* of all four */
     uint64_t picks_since_update;
     size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
     double fen_sum;   /* the total weight in it, kept as weights change */
