@@ -57,8 +57,8 @@ static const flag flags[] = {
     BOOL(help, 0, "Print this help and exit."),
     INT(fork, 0, 0, 1024, "Same as -workers=N, as libFuzzer users type it."),
     BOOL(fork_corpus_groups, 0,
-         "Accepted as libFuzzer's; sift's -fork workers share one corpus rather than fuzz "
-         "sub-corpora, so there are none to group."),
+         "With -fork (or -workers), each worker's jobs, numbered and timed as libFuzzer's fork "
+         "jobs, mutate inputs of one size group of the corpus in turn."),
     BOOL(merge, 0,
          "If 1, merge the 2nd, 3rd, ... corpus folders into the 1st, keeping only inputs that add "
          "coverage."),

@@ -43,7 +43,7 @@ typedef struct {
     long long detect_leaks;
     long long trace_malloc; /* -trace_malloc: 1 the run's mallocs and frees, 2 with stacks */
     long long jobs, workers, fork;
-    long long fork_corpus_groups; /* accepted without effect: the workers share one corpus */
+    long long fork_corpus_groups; /* workers' jobs prefer one size group (campaign/groups.h) */
     long long verbosity;
     long long error_exitcode;   /* default 77 */
     long long timeout_exitcode; /* default 70 */

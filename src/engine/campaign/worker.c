@@ -2,6 +2,7 @@
  * discovery log; every other ring is read at short intervals and the entries taken into its
  * corpus with the features their producer recorded, without running them. */
 #include "engine/campaign/worker.h"
+#include "engine/campaign/groups.h"
 #include "engine/base/files.h"
 #include "engine/base/clock.h"
 #include "engine/contain/handlers.h"
@@ -26,6 +27,8 @@ typedef struct {
     uint64_t *cursors;
     uint64_t seen_generation, read_at_execs, read_at_ns;
     sift_dlog_scratch pub, rd;
+    bool grouped; /* -fork_corpus_groups */
+    sift_groups groups;
 } worker;
 
 int sift_worker_share(sift_fuzzer *f, const sift_shared *sh)
@@ -106,6 +109,7 @@ static void tick(void *ctx, sift_fuzzer *f)
 {
     worker *w = ctx;
     atomic_store_explicit(&w->stats->execs, f->stats.execs, memory_order_relaxed);
+    if (w->grouped) sift_groups_tick(&w->groups, f->corpus, f->exec.end_ns);
     if (sift_shared_stopping(w->sh)) f->fault.stop_requested = SIFT_STOP_ASKED;
     if (sift_dlog_generation(&w->sh->log) == w->seen_generation) return;
     if (f->stats.execs - w->read_at_execs < READ_EVERY_EXECS &&
@@ -162,7 +166,12 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     sift_handlers_note();
     if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     static sift_fuzzer f;
-    worker w = {.sh = sh, .index = index, .stats = &sh->workers[index], .seed = seed};
+    worker w = {.sh = sh,
+                .index = index,
+                .stats = &sh->workers[index],
+                .seed = seed,
+                .grouped = opts->fork_corpus_groups};
+    sift_groups_init(&w.groups, index, sh->nworkers);
     w.cursors = calloc(sh->log.nrings, sizeof(*w.cursors));
     if (!w.cursors || sift_fuzzer_init(&f, &o, target, argv0) != 0 || sift_worker_share(&f, sh)) {
         free(w.cursors);
@@ -173,6 +182,7 @@ int sift_worker_run(const sift_options *opts, sift_shared *sh, unsigned index,
     sift_fuzzer_free(&f);
     sift_dlog_scratch_free(&w.pub);
     sift_dlog_scratch_free(&w.rd);
+    sift_groups_free(&w.groups);
     free(w.cursors);
     return rc;
 }

@@ -15,8 +15,16 @@
 sift_corpus *sift_corpus_new(void)
 {
     sift_corpus *c = calloc(1, sizeof(*c));
-    if (c) sift_featmap_init(&c->fmap);
+    if (!c) return NULL;
+    sift_featmap_init(&c->fmap);
+    c->band_max = SIZE_MAX;
     return c;
+}
+
+void sift_corpus_set_band(sift_corpus *c, size_t min_size, size_t max_size)
+{
+    c->band_min = min_size;
+    c->band_max = max_size;
 }
 
 void sift_corpus_free(sift_corpus *c)

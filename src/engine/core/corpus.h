@@ -62,6 +62,10 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
  * choice in times_chosen. Never an evicted entry; NULL when the corpus is empty. */
 sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng);
 
+/* Makes picks prefer entries of MIN_SIZE to MAX_SIZE bytes, as far as a few draws find one
+ * (-fork_corpus_groups); 0 and SIZE_MAX, as at first, prefer none. */
+void sift_corpus_set_band(sift_corpus *c, size_t min_size, size_t max_size);
+
 /* Records that an input mutated from PARENT was added to the corpus: PARENT stops fading for
  * having found nothing (see docs/scheduling.md). */
 void sift_corpus_found(sift_corpus *c, sift_entry *parent);

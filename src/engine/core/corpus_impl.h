@@ -49,11 +49,12 @@ struct sift_corpus {
     uint32_t *names; /* entry indices by name, open addressing; NONE when empty */
     size_t namecap;
     size_t nfavored, nactive, nfocus, bytes, max_size;
-    size_t entry_feats;       /* features of all entries, with repeats: what an update reads */
-    uint64_t picks;           /* since the Fenwick tree was rebuilt */
-    sift_feature_id *ids;     /* scratch: an added entry's features sorted, or an entry's listed */
-    uint32_t *dense;          /* scratch: an added entry's dense indices */
-    sift_feature_id *ids_tmp; /* scratch for sorting each of the two */
+    size_t band_min, band_max; /* sizes that picks prefer (sift_corpus_set_band) */
+    size_t entry_feats;        /* features of all entries, with repeats: what an update reads */
+    uint64_t picks;            /* since the Fenwick tree was rebuilt */
+    sift_feature_id *ids;      /* scratch: an added entry's features sorted, or an entry's listed */
+    uint32_t *dense;           /* scratch: an added entry's dense indices */
+    sift_feature_id *ids_tmp;  /* scratch for sorting each of the two */
     uint32_t *dense_tmp;
     size_t idscap; /* of all four */
     uint64_t picks_since_update;

@@ -230,24 +230,50 @@ void sift_sched_rebuild(sift_corpus *c)
     c->picks_since_update = 0;
 }
 
-size_t sift_sched_pick(sift_corpus *c, sift_rng *rng)
+/* One draw by weight. */
+static size_t draw(const sift_corpus *c, sift_rng *rng)
 {
-    if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
     double r = (double)(sift_rng_next(rng) >> 11) * 0x1p-53 * c->fen_sum;
     size_t i = fen_find(c, r);
     /* Rounding can land past the end or on a weightless entry at a span's edge: take the
      * nearest weighted entry, which exists because every active entry weighs more than 0. */
     if (i >= c->fen_n) i = c->fen_n - 1;
     for (size_t d = 0; !(c->nodes[i]->e.weight > 0); d++) {
-        if (i >= d && c->nodes[i - d]->e.weight > 0) {
-            i -= d;
-            break;
-        }
-        if (i + d < c->fen_n && c->nodes[i + d]->e.weight > 0) {
-            i += d;
-            break;
-        }
+        if (i >= d && c->nodes[i - d]->e.weight > 0) return i - d;
+        if (i + d < c->fen_n && c->nodes[i + d]->e.weight > 0) return i + d;
     }
+    return i;
+}
+
+static bool in_band(const sift_corpus *c, size_t i)
+{
+    size_t size = c->nodes[i]->e.size;
+    return size >= c->band_min && size <= c->band_max;
+}
+
+/* Draws until an entry of the band comes up: a band that holds a twelfth of the corpus takes
+ * about twelve draws. When its entries weigh so little that the tries run out, the first
+ * weighted entry of the band from a random place on is taken; with none, the last draw. */
+#define BAND_TRIES 128
+
+static size_t draw_in_band(const sift_corpus *c, sift_rng *rng)
+{
+    size_t i = draw(c, rng);
+    for (int t = 1; t < BAND_TRIES && !in_band(c, i); t++)
+        i = draw(c, rng);
+    if (in_band(c, i)) return i;
+    size_t from = (size_t)sift_rng_below(rng, c->fen_n);
+    for (size_t k = 0; k < c->fen_n; k++) {
+        size_t j = (from + k) % c->fen_n;
+        if (c->nodes[j]->e.weight > 0 && in_band(c, j)) return j;
+    }
+    return i;
+}
+
+size_t sift_sched_pick(sift_corpus *c, sift_rng *rng)
+{
+    if (c->picks >= REBUILD_PICKS) fen_rebuild(c);
+    size_t i = c->band_min == 0 && c->band_max == SIZE_MAX ? draw(c, rng) : draw_in_band(c, rng);
     c->nodes[i]->e.times_chosen++;
     sift_sched_reweigh(c, i);
     c->picks++;
