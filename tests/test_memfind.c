@@ -67,6 +67,31 @@ static void random_searches_agree_with_the_reference(void **state)
     }
 }
 
+/* Haystacks long enough for the search to choose its anchor byte from a sample, with needles
+ * cut from them or drawn, of text and of binary bytes alike. */
+static void long_haystacks_agree_with_the_reference(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    static uint8_t hay[6000];
+    uint8_t needle[24];
+    for (int round = 0; round < 2000; round++) {
+        size_t n = SIFT_MEMFIND_SAMPLE_FROM + next(&seed) % (sizeof hay - SIFT_MEMFIND_SAMPLE_FROM);
+        size_t m = 1 + next(&seed) % sizeof needle;
+        unsigned alphabet = 1 + (unsigned)(next(&seed) % 4);
+        for (size_t i = 0; i < n; i++)
+            hay[i] = letter(&seed, alphabet, round);
+        if (next(&seed) % 2) {
+            size_t at = next(&seed) % (n - m + 1);
+            memcpy(needle, hay + at, m);
+        } else {
+            for (size_t i = 0; i < m; i++)
+                needle[i] = letter(&seed, alphabet, round);
+        }
+        check(hay, n, needle, m);
+    }
+}
+
 /* A haystack of one byte against a needle of that byte but for its end: every place is a
  * candidate that almost matches, the case where the search goes over to hashing. */
 static void near_misses_everywhere_still_find_the_answer(void **state)
@@ -104,6 +129,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_searches_agree_with_the_reference),
+        cmocka_unit_test(long_haystacks_agree_with_the_reference),
         cmocka_unit_test(near_misses_everywhere_still_find_the_answer),
         cmocka_unit_test(edges),
     };

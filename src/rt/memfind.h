@@ -35,16 +35,27 @@ static inline const uint8_t *sift_memfind_hashed(const uint8_t *hay, size_t hay_
     }
 }
 
-/* The needle's byte that memchr looks for: the first that is neither 0 nor 0xff where there is
- * one. Binary inputs are full of both (padding, the high bytes of small numbers, sign
- * extension), and an integer operand starts with one as often as not: a big-endian 0x00010000
- * sought by its first byte made a candidate of every zero of a font file. */
-static inline size_t sift_memfind_anchor(const uint8_t *needle, size_t needle_len)
+/* Haystacks shorter than this are searched from the needle's first byte: sampling would cost
+ * more than the search. */
+#define SIFT_MEMFIND_SAMPLE_FROM 1024
+
+/* The needle's byte that memchr looks for: of its first 16, the one seen least often in 64 bytes
+ * spread over a long haystack. A fixed choice fits no input: a font is full of zeros, which
+ * begin the big-endian forms of small integers, while a compressed table has few, and the
+ * first byte alone made a candidate of every zero of a font file. */
+static inline size_t sift_memfind_anchor(const uint8_t *hay, size_t hay_len, const uint8_t *needle,
+                                         size_t needle_len)
 {
-    size_t best = 0;
-    for (size_t i = 0; i < needle_len; i++) {
-        if (needle[i] != 0 && needle[i] != 0xff) return i;
-        if (needle[best] == 0 && needle[i] == 0xff) best = i;
+    if (hay_len < SIFT_MEMFIND_SAMPLE_FROM) return 0;
+    size_t best = 0, best_seen = SIZE_MAX, stride = hay_len / 64;
+    for (size_t i = 0; i < needle_len && i < 16 && best_seen; i++) {
+        size_t seen = 0;
+        for (size_t at = i; at < hay_len; at += stride)
+            seen += hay[at] == needle[i];
+        if (seen < best_seen) {
+            best_seen = seen;
+            best = i;
+        }
     }
     return best;
 }
@@ -58,7 +69,7 @@ static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, co
 {
     if (needle_len == 0) return hay;
     if (hay_len < needle_len) return NULL;
-    size_t anchor = sift_memfind_anchor(needle, needle_len);
+    size_t anchor = sift_memfind_anchor(hay, hay_len, needle, needle_len);
     const uint8_t *last = hay + (hay_len - needle_len);
     size_t budget = hay_len;
     for (const uint8_t *p = hay; p <= last; p++) {
