@@ -70,8 +70,6 @@ int sift_peek_load1(uintptr_t addr, uint64_t *out);
 int sift_peek_load2(uintptr_t addr, uint64_t *out);
 int sift_peek_load4(uintptr_t addr, uint64_t *out);
 int sift_peek_load8(uintptr_t addr, uint64_t *out);
-/* Returns 0 when the bytes at FIRST and LAST are both readable, else 1. */
-int sift_peek_ends(uintptr_t first, uintptr_t last);
 /* Not a function: the address of sift_peek_ends's second load. */
 void sift_peek_ends_last(void);
 int sift_peek_fail(void);
@@ -140,18 +138,10 @@ SIFT_RT_NOINSTR bool sift_peek_install(void)
     return true;
 }
 
-/* Whether a peek from LO up to HI may be tried: the first page is never mapped for a reason,
- * and no user address lies this high, so a signal round trip would only confirm it. */
-SIFT_RT_NOINSTR static bool may_peek(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
-{
-    return __atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) && lo >= 4096 &&
-           hi <= (uintptr_t)1 << 56;
-}
-
 SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width,
                                uint64_t *out)
 {
-    if (!may_peek(rt, addr, addr + 1)) return false;
+    if (!sift_peek_may(rt, addr, addr + 1)) return false;
     switch (width) {
     case 1:
         return sift_peek_load1(addr, out) == 0;
@@ -166,14 +156,8 @@ SIFT_RT_NOINSTR bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned
     }
 }
 
-SIFT_RT_NOINSTR bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+SIFT_RT_NOINSTR bool sift_peek_pages(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
 {
-    if (lo >= hi || !may_peek(rt, lo, hi)) return false;
-    /* Memory is mapped in pages of at least 4 KiB: one byte of each page tells for all, and
-     * the first and the last byte of a span of up to a page touch each of its (at most two)
-     * pages. A struct's fields, which instrumented code asks about on every call, take one
-     * call that way instead of a peek per page. */
-    if (hi - lo <= 4096) return sift_peek_ends(lo, hi - 1) == 0;
     uint64_t byte;
     if (!sift_peek(rt, lo, 1, &byte)) return false;
     for (uintptr_t page = (lo & ~(uintptr_t)4095) + 4096; page < hi; page += 4096)
@@ -186,7 +170,14 @@ SIFT_RT_NOINSTR bool sift_peek_install(void)
     return false;
 }
 
-SIFT_RT_NOINSTR bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+/* Never reached: sift_peek_install leaves peek_ready false. */
+SIFT_RT_NOINSTR int sift_peek_ends(uintptr_t first, uintptr_t last)
+{
+    (void)first, (void)last;
+    return 1;
+}
+
+SIFT_RT_NOINSTR bool sift_peek_pages(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
 {
     (void)rt, (void)lo, (void)hi;
     return false;

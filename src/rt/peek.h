@@ -17,8 +17,32 @@ bool sift_peek_install(void);
  * side effects, when they are not readable or sift_peek_install has not succeeded for RT. */
 bool sift_peek(const sift_rt_state *rt, uintptr_t addr, unsigned width, uint64_t *out);
 
-/* Whether the bytes from LO up to HI are all readable now: one peek per page they touch. */
-bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi);
+/* Whether a peek from LO up to HI may be tried: the first page is never mapped for a reason,
+ * and no user address lies this high, so a signal round trip would only confirm it. */
+static inline bool sift_peek_may(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+{
+    return __atomic_load_n(&rt->peek_ready, __ATOMIC_ACQUIRE) && lo >= 4096 &&
+           hi <= (uintptr_t)1 << 56;
+}
+
+/* 0 when the bytes at FIRST and LAST are both readable, else 1: two loads, either of which
+ * may fault (peek.c). */
+int sift_peek_ends(uintptr_t first, uintptr_t last);
+
+/* sift_peek_span for spans longer than a page: a peek per page. */
+bool sift_peek_pages(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi);
+
+/* Whether the bytes from LO up to HI are all readable now. Memory is mapped in pages of at
+ * least 4 KiB: one byte of each page tells for all, and the first and the last byte of a span
+ * of up to a page touch each of its (at most two) pages. Inline: instrumented code asks about
+ * the fields of a struct on every call it samples (a thousand spans per harfbuzz execution),
+ * and the frame of an out-of-line check, its registers saved, cost more than the loads. */
+static inline bool sift_peek_span(const sift_rt_state *rt, uintptr_t lo, uintptr_t hi)
+{
+    if (lo >= hi || !sift_peek_may(rt, lo, hi)) return false;
+    if (hi - lo <= 4096) return sift_peek_ends(lo, hi - 1) == 0;
+    return sift_peek_pages(rt, lo, hi);
+}
 
 /* Reads WIDTH (1, 2, 4 or 8) bytes at ADDR, zero-extended, where sift_peek_span has just found
  * them readable: a plain load, which the memory a sanitizer has poisoned must not stop. The
