@@ -335,6 +335,29 @@ static void cmp_again_applies_every_pair_of_the_last_run(void **state)
     free(t);
 }
 
+/* A pair applies to what an earlier pair of the same mutant wrote, though the input held none
+ * of it before: the byte pairs and triples that searches are skipped by learn each
+ * replacement's. */
+static void cmp_again_finds_what_its_own_replacements_wrote(void **state)
+{
+    (void)state;
+    sift_cmp_table *t = calloc(1, sizeof(*t));
+    assert_non_null(t);
+    for (uint32_t i = 0; i < 40; i++) /* operands found nowhere */
+        add_int(t, 0x70000000u + i * 0x01010101u, 0x11111111u * (i % 7 + 1), 4);
+    add_int(t, 0x41414141, 0x51515151, 4);
+    add_int(t, 0x51515151, 0x5a5a5a5a, 4);
+    sift_rng rng;
+    sift_mutator m = mutator(&rng, 31);
+    m.cmps = t;
+    uint8_t buf[2048];
+    memset(buf, '-', sizeof buf);
+    memcpy(buf + 1500, "AAAA", 4);
+    assert_int_equal(sift_mutate_cmp_again(&m, buf, sizeof buf, sizeof buf, 0), sizeof buf);
+    assert_memory_equal(buf + 1500, "ZZZZ", 4);
+    free(t);
+}
+
 /* The stack of operators on one mutant (the "-" separated names of its trace): 1 at most with
  * -mutate_depth=1, several at times without a cap. */
 static void depth_is_capped(void **state)
@@ -468,6 +491,7 @@ int main(void)
         cmocka_unit_test(cmp_bytes_replaced),
         cmocka_unit_test(cmp_bytes_of_a_copy_found_without_its_terminator),
         cmocka_unit_test(cmp_again_applies_every_pair_of_the_last_run),
+        cmocka_unit_test(cmp_again_finds_what_its_own_replacements_wrote),
         cmocka_unit_test(crossover_uses_other_input),
         cmocka_unit_test(depth_is_capped),
         cmocka_unit_test(ascii_int_can_grow),

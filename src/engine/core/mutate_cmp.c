@@ -1,5 +1,6 @@
 /* Operators that bring in bytes from elsewhere: another corpus input (crossover), the user's
  * dictionary, and the operands of recent comparisons (input-to-state replacement). */
+#include "engine/base/ngrams.h"
 #include "engine/core/mutate_ops.h"
 #include "rt/memfind.h"
 
@@ -126,9 +127,11 @@ static size_t find_number(const uint8_t *d, size_t size, const char *s, size_t n
 }
 
 /* Replaces one encoding of FROM in the input with the same encoding of TO: little endian, big
- * endian, or decimal text. 0 when no encoding of FROM occurs. */
+ * endian, or decimal text. 0 when no encoding of FROM occurs. GRAMS, when not NULL, holds the
+ * byte pairs and triples of the input: searches they rule out are skipped, and they learn the
+ * replacement's. */
 static size_t replace_int(sift_mutator *m, uint8_t *d, size_t size, size_t max, uint64_t from,
-                          uint64_t to, size_t w)
+                          uint64_t to, size_t w, sift_ngrams *grams)
 {
     /* A single byte has one binary form, and its decimal form matches far too much text. */
     unsigned nenc = w == 1 ? 1 : 3, first = (unsigned)sift_mut_below(m, nenc);
@@ -140,15 +143,16 @@ static size_t replace_int(sift_mutator *m, uint8_t *d, size_t size, size_t max, 
         if (enc < 2) {
             sift_mut_store((uint8_t *)f, w, from, enc);
             sift_mut_store((uint8_t *)t, w, to, enc);
-            pos = find(d, size, f, fn, start);
         } else {
             fn = decimal(from, w, f);
             tn = decimal(to, w, t);
-            pos = find_number(d, size, f, fn);
         }
+        if (grams && !sift_ngrams_may_hold(grams, (const uint8_t *)f, fn)) continue;
+        pos = enc < 2 ? find(d, size, f, fn, start) : find_number(d, size, f, fn);
         if (pos != NOT_FOUND) {
             size_t r = sift_mut_replace(d, size, max, pos, fn, t, tn);
             if (r) {
+                if (grams) sift_ngrams_add(grams, d, r, pos >= 2 ? pos - 2 : 0, pos + tn);
                 note_token(m, (const uint8_t *)t, tn);
                 return r;
             }
@@ -179,7 +183,8 @@ static size_t cmp_int(sift_mutator *m, uint8_t *d, size_t size, size_t max, sift
     uint64_t shift = sift_mut_below(m, 4) ? 0 : sift_mut_below(m, 2) ? 1 : (uint64_t)-1;
     uint64_t nudge = sift_mut_below(m, 4) ? 0 : sift_mut_below(m, 2) ? 1 : (uint64_t)-1;
     for (int pass = 0; pass < 2; pass++) {
-        size_t r = replace_int(m, d, size, max, (x + shift) & mask, (y + shift + nudge) & mask, w);
+        size_t r =
+            replace_int(m, d, size, max, (x + shift) & mask, (y + shift + nudge) & mask, w, NULL);
         if (r) return r;
         uint64_t t = x;
         x = y;
@@ -275,7 +280,8 @@ size_t sift_mut_cmp(sift_mutator *m, uint8_t *d, size_t size, size_t max)
 
 /* One integer pair of the input that ran, applied to that input: the input's side (either one,
  * in any encoding or the narrower width both values fit) replaced by the other. */
-static size_t apply_pair(sift_mutator *m, uint8_t *d, size_t size, size_t max, sift_cmp_int e)
+static size_t apply_pair(sift_mutator *m, uint8_t *d, size_t size, size_t max, sift_cmp_int e,
+                         sift_ngrams *grams)
 {
     size_t w = e.size;
     if (w != 2 && w != 4 && w != 8) return 0;
@@ -286,8 +292,8 @@ static size_t apply_pair(sift_mutator *m, uint8_t *d, size_t size, size_t max, s
         n /= 2;
     for (size_t width = w;; width = n) {
         uint64_t wm = width_mask(width);
-        size_t r = replace_int(m, d, size, max, x & wm, y & wm, width);
-        if (!r) r = replace_int(m, d, size, max, y & wm, x & wm, width);
+        size_t r = replace_int(m, d, size, max, x & wm, y & wm, width, grams);
+        if (!r) r = replace_int(m, d, size, max, y & wm, x & wm, width, grams);
         if (r || width == n) return r;
     }
 }
@@ -308,13 +314,15 @@ size_t sift_mutate_cmp_again(sift_mutator *m, uint8_t *data, size_t size, size_t
      * pair's every search costs several scans of the input: each pair is applied once. A pair
      * that evicts another from its slot may let that one be applied twice, which is harmless. */
     uint64_t done[AGAIN_SLOTS] = {0};
+    sift_ngrams grams;
+    sift_ngrams_of(&grams, data, size);
     for (uint32_t k = since; k != end; k++) {
         sift_cmp_int e = t->ints[k & (SIFT_CMP_INTS - 1)];
         uint64_t key = ((e.a * 0x9E3779B97F4A7C15ull) ^ e.b) * 0xC2B2AE3D27D4EB4Full + e.size;
         uint64_t *slot = &done[key >> (64 - AGAIN_SLOT_BITS)];
         if (*slot == (key | 1)) continue;
         *slot = key | 1;
-        size_t r = apply_pair(m, data, size, max_size, e);
+        size_t r = apply_pair(m, data, size, max_size, e, &grams);
         if (r) {
             size = r;
             applied = true;
