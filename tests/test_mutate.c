@@ -344,7 +344,7 @@ static void cmp_again_finds_what_its_own_replacements_wrote(void **state)
     sift_cmp_table *t = calloc(1, sizeof(*t));
     assert_non_null(t);
     for (uint32_t i = 0; i < 40; i++) /* operands found nowhere */
-        add_int(t, 0x70000000u + i * 0x01010101u, 0x11111111u * (i % 7 + 1), 4);
+        add_int(t, 0x70000000ull + (uint64_t)i * 0x01010101u, 0x11111111ull * (i % 7 + 1), 4);
     add_int(t, 0x41414141, 0x51515151, 4);
     add_int(t, 0x51515151, 0x5a5a5a5a, 4);
     sift_rng rng;
