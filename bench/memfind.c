@@ -13,26 +13,11 @@
 
 enum { NEEDLES = 4000, WIDTH = 4, MAX_REPS = 99 };
 
-/* The search as it was: candidates from memchr on the needle's first byte, then the same
- * rolling hash once verifying candidates has cost more than the haystack's length. */
+/* The search as it was: candidates from the needle's first byte. */
 static const uint8_t *first_byte_find(const uint8_t *hay, size_t hay_len, const uint8_t *needle,
                                       size_t needle_len)
 {
-    if (hay_len < needle_len) return NULL;
-    const uint8_t *last = hay + (hay_len - needle_len);
-    size_t budget = hay_len;
-    for (const uint8_t *p = hay; p <= last; p++) {
-        p = memchr(p, needle[0], (size_t)(last - p) + 1);
-        if (!p) return NULL;
-        size_t k = 0;
-        while (k < needle_len && p[k] == needle[k])
-            k++;
-        if (k == needle_len) return p;
-        if (k >= budget)
-            return sift_memfind_hashed(p + 1, (size_t)(hay + hay_len - p) - 1, needle, needle_len);
-        budget -= k + 1;
-    }
-    return NULL;
+    return sift_memfind_by(hay, hay_len, needle, needle_len, 0);
 }
 
 static uint64_t next(uint64_t *s)

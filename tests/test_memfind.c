@@ -35,13 +35,30 @@ static void check(const uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
                  want ? want - hay : -1, fast ? fast - hay : -1, hashed ? hashed - hay : -1);
 }
 
-/* Half of the rounds draw from text, half from the bytes of binary inputs, whose 0 and 0xff the
- * search does not anchor on unless the needle is made of them. */
+/* Half of the rounds draw from text, half from the bytes of binary inputs (0 and 0xff most of
+ * all), where the first byte of a needle makes a poor anchor. */
 static uint8_t letter(uint64_t *seed, unsigned alphabet, int round)
 {
     static const uint8_t binary[] = {0x00, 0xff, 0x01, 0x80};
     unsigned k = (unsigned)(next(seed) % alphabet);
     return round % 2 ? binary[k] : (uint8_t)('a' + k);
+}
+
+/* Fills the N bytes of HAY from ALPHABET, cuts a needle of M bytes from it half of the time
+ * (when it fits) or draws one, and checks the search for it. */
+static void fill_and_check(uint64_t *seed, uint8_t *hay, size_t n, uint8_t *needle, size_t m,
+                           unsigned alphabet, int round)
+{
+    for (size_t i = 0; i < n; i++)
+        hay[i] = letter(seed, alphabet, round);
+    if (n && m <= n && next(seed) % 2) {
+        size_t at = next(seed) % (n - m + 1);
+        memcpy(needle, hay + at, m);
+    } else {
+        for (size_t i = 0; i < m; i++)
+            needle[i] = letter(seed, alphabet, round);
+    }
+    check(hay, n, needle, m);
 }
 
 /* Small alphabets make partial matches common, and needles cut from the haystack make hits at
@@ -54,16 +71,7 @@ static void random_searches_agree_with_the_reference(void **state)
     for (int round = 0; round < 20000; round++) {
         size_t n = next(&seed) % sizeof hay, m = next(&seed) % sizeof needle;
         unsigned alphabet = 1 + (unsigned)(next(&seed) % 4);
-        for (size_t i = 0; i < n; i++)
-            hay[i] = letter(&seed, alphabet, round);
-        if (n && m <= n && next(&seed) % 2) {
-            size_t at = next(&seed) % (n - m + 1);
-            memcpy(needle, hay + at, m);
-        } else {
-            for (size_t i = 0; i < m; i++)
-                needle[i] = letter(&seed, alphabet, round);
-        }
-        check(hay, n, needle, m);
+        fill_and_check(&seed, hay, n, needle, m, alphabet, round);
     }
 }
 
@@ -79,16 +87,7 @@ static void long_haystacks_agree_with_the_reference(void **state)
         size_t n = SIFT_MEMFIND_SAMPLE_FROM + next(&seed) % (sizeof hay - SIFT_MEMFIND_SAMPLE_FROM);
         size_t m = 1 + next(&seed) % sizeof needle;
         unsigned alphabet = 1 + (unsigned)(next(&seed) % 4);
-        for (size_t i = 0; i < n; i++)
-            hay[i] = letter(&seed, alphabet, round);
-        if (next(&seed) % 2) {
-            size_t at = next(&seed) % (n - m + 1);
-            memcpy(needle, hay + at, m);
-        } else {
-            for (size_t i = 0; i < m; i++)
-                needle[i] = letter(&seed, alphabet, round);
-        }
-        check(hay, n, needle, m);
+        fill_and_check(&seed, hay, n, needle, m, alphabet, round);
     }
 }
 

@@ -60,16 +60,16 @@ static inline size_t sift_memfind_anchor(const uint8_t *hay, size_t hay_len, con
     return best;
 }
 
-/* The first occurrence of NEEDLE in HAY, or NULL. Candidates come from memchr on one byte of
- * the needle (sift_memfind_anchor), which skips most of a haystack at vector speed; once
- * verifying candidates has compared more bytes than the haystack holds (a fuzzed "aaaa...a"
- * against "aa...ab"), the rest of the search hashes, so that no input makes it quadratic. */
-static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, const uint8_t *needle,
-                                          size_t needle_len)
+/* The first occurrence of NEEDLE in HAY, or NULL, with candidates from memchr on the needle's
+ * byte ANCHOR, which skips most of a haystack at vector speed; once verifying candidates has
+ * compared more bytes than the haystack holds (a fuzzed "aaaa...a" against "aa...ab"), the
+ * rest of the search hashes, so that no input makes it quadratic. */
+static inline const uint8_t *sift_memfind_by(const uint8_t *hay, size_t hay_len,
+                                             const uint8_t *needle, size_t needle_len,
+                                             size_t anchor)
 {
     if (needle_len == 0) return hay;
     if (hay_len < needle_len) return NULL;
-    size_t anchor = sift_memfind_anchor(hay, hay_len, needle, needle_len);
     const uint8_t *last = hay + (hay_len - needle_len);
     size_t budget = hay_len;
     for (const uint8_t *p = hay; p <= last; p++) {
@@ -85,6 +85,14 @@ static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, co
         budget -= k + 1;
     }
     return NULL;
+}
+
+/* The first occurrence of NEEDLE in HAY, or NULL, anchored by sift_memfind_anchor. */
+static inline const uint8_t *sift_memfind(const uint8_t *hay, size_t hay_len, const uint8_t *needle,
+                                          size_t needle_len)
+{
+    return sift_memfind_by(hay, hay_len, needle, needle_len,
+                           sift_memfind_anchor(hay, hay_len, needle, needle_len));
 }
 
 #endif
