@@ -432,6 +432,16 @@ static void remaining_args_can_be_left_to_the_harness(void **state)
     assert_string_equal(o.inputs[0], "c");
     assert_string_equal(mixed[4], "-ignore_remaining_args=1");
     assert_string_equal(mixed[5], "--x");
+    /* The first flag that sets it cuts, whatever its spelling, as libFuzzer reads it; one that
+     * clears it earlier does not undo the cut. */
+    char *reset[] = {"fuzzer", "-ignore_remaining_args=0", "c", "-ignore_remaining_args=01",
+                     "d",      "-ignore_remaining_args=0", NULL};
+    sift_options_defaults(&o);
+    assert_int_equal(sift_options_parse(&o, 6, reset, err, sizeof err), 0);
+    assert_int_equal(o.ignore_remaining_args, 1);
+    assert_int_equal(o.ninputs, 1);
+    assert_string_equal(o.inputs[0], "c");
+    assert_string_equal(reset[4], "d");
 }
 
 static void any_number_of_inputs_go_last_in_order(void **state)

@@ -529,6 +529,21 @@ static void a_target_without_stderr_loses_no_artifact(void **state)
     assert_int_equal(sift_test_count_entries(dir, NULL, "crash-*"), 1);
 }
 
+/* A crash in a process the target forks, under -workers (here in the replay of the saved
+ * seed): its report reaches the worker's log, where the supervisor reads the artifact's name and
+ * keeps a copy in crashes/. The sanitizer used to open a report file of its own in the child,
+ * named after its pid, in the campaign's folder. */
+static void a_crash_in_a_forked_child_reaches_the_log(void **state)
+{
+    (void)state;
+    int rc = SIFT_TEST_SH("rm -rf c o crash-* .[0-9]* && mkdir c && printf F > c/seed && "
+                          "./hostile -workers=1 -runs=0 -out=o c");
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(proc.err, "sift: replay: c/seed crashes the target, artifact ./crash-"));
+    assert_int_equal(entries("o/crashes", "id:*"), 1);
+    assert_int_equal(sift_test_count_entries(dir, NULL, ".[0-9]*"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +562,7 @@ int main(void)
         cmocka_unit_test(a_target_that_changes_folder_loses_no_crash),
         cmocka_unit_test(a_child_the_target_leaves_behind_holds_no_lock),
         cmocka_unit_test(a_target_without_stderr_loses_no_artifact),
+        cmocka_unit_test(a_crash_in_a_forked_child_reaches_the_log),
     };
     return cmocka_run_group_tests(tests, build, sift_test_scratch_teardown);
 }

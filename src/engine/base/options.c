@@ -361,11 +361,13 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
     if (argc < 1) return 0;
     /* What follows is the harness's own (LLVMFuzzerInitialize reads it), as in libFuzzer; the
      * flag itself stays in its place, ahead of all that, as the harness looks for it there. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-ignore_remaining_args=1") != 0) continue;
-        o->ignore_remaining_args = 1;
-        argc = i;
-        break;
+    static const char cut[] = "-ignore_remaining_args=";
+    bool cut_here = false;
+    for (int i = 1; i < argc && !cut_here; i++) {
+        long long v;
+        cut_here = !strncmp(argv[i], cut, sizeof cut - 1) &&
+                   !parse_int(argv[i] + sizeof cut - 1, &v) && v == 1;
+        if (cut_here) argc = i;
     }
     int first_input = inputs_last(argc, argv);
     o->inputs = argv + first_input;
@@ -391,6 +393,8 @@ int sift_options_parse(sift_options *o, int argc, char **argv, char *err, size_t
         }
         if (set_flag(o, f, arg, eq + 1, err, errlen)) return -1;
     }
+    /* A -ignore_remaining_args=0 ahead of the cut does not undo it. */
+    if (cut_here) o->ignore_remaining_args = 1;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "engine/contain/report.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,15 @@ int sift_shared_stopping(const sift_shared *s)
     return atomic_load_explicit(&s->hdr->stop, memory_order_relaxed);
 }
 
+/* A sanitizer that was given its report descriptor in another process takes it for its
+ * parent's: in a process the target forks, it would close it and open a report file of its own,
+ * named after the pid, in the current folder. Given again after each fork, the descriptor stays
+ * the child's too. */
+static void keep_report_fd_in_child(void)
+{
+    __sanitizer_set_report_fd((void *)(intptr_t)sift_report_fd());
+}
+
 void sift_shared_child(pid_t parent, int log_fd)
 {
     /* The supervisor may have died between fork and prctl: then nobody would kill us. */
@@ -91,7 +101,10 @@ void sift_shared_child(pid_t parent, int log_fd)
         /* Reports go to the log through a descriptor of its own, which the supervisor reads
          * the artifact's name from: a target that closes stderr keeps neither from it. */
         sift_report_set_fd(log_fd);
-        if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)log_fd);
+        if (__sanitizer_set_report_fd) {
+            __sanitizer_set_report_fd((void *)(intptr_t)log_fd);
+            pthread_atfork(NULL, NULL, keep_report_fd_in_child);
+        }
     }
 }
 
