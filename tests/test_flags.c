@@ -72,6 +72,7 @@ static const struct {
     I(shrink, 0, 0, 1),
     I(create_missing_dirs, 0, 0, 1),
     I(reload, 1, 0, INT_MAX),
+    I(crash_history, 0, 0, 10000),
     I(ignore_remaining_args, 0, 0, 1),
     I(ignore_crashes, 0, 0, 1),
     I(ignore_timeouts, 1, 0, 1),

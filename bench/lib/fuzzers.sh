@@ -2,6 +2,9 @@
 # The three fuzzers as the campaign benchmarks build and run them (bench/campaign, bench/bugs):
 # sourced, never run alone. The caller sets root, build, bins, and calls fuzzers_setup first.
 
+# Flags for sift alone, which a caller may set after sourcing this (fuzz_for).
+sift_flags=()
+
 # fuzzers_setup: the packages, sift's build and the compilers' paths.
 fuzzers_setup() {
     debsrc_need afl++ gnuplot-nox llvm-14 dpkg-dev zlib1g-dev
@@ -40,7 +43,8 @@ variant_env() {
 
 # fuzz_for SECONDS DIR TARGET FUZZER TRIAL: runs the fuzzer until SECONDS have passed, restarted on
 # the same corpus if it stops early (libFuzzer and sift stop at their first crash). BINS/TARGET.dict
-# is the dictionary; BINS/TARGET.flags, where a target has one, holds flags for sift and libFuzzer.
+# is the dictionary; BINS/TARGET.flags, where a target has one, holds flags for sift and libFuzzer;
+# the array sift_flags, where the caller sets it, flags for sift alone.
 fuzz_for() {
     local secs=$1 dir=$2 t=$3 f=$4 trial=$5
     local deadline=$((SECONDS + secs)) dict=() flags=() afl_timeout=() flag
@@ -55,8 +59,11 @@ fuzz_for() {
         local left=$((deadline - SECONDS))
         case $f in
         sift | libfuzzer)
+            local own=()
+            [ "$f" = sift ] && own=("${sift_flags[@]}")
             (cd "$dir" && "$bins/$t-$f" -seed="$trial$left" -max_total_time="$left" \
-                -print_final_stats=1 -artifact_prefix=crashes/ "${dict[@]}" "${flags[@]}" corpus >>log 2>&1) || true
+                -print_final_stats=1 -artifact_prefix=crashes/ "${dict[@]}" "${flags[@]}" \
+                "${own[@]}" corpus >>log 2>&1) || true
             ;;
         aflpp)
             local in=(-i "$dir/corpus")
@@ -80,7 +87,7 @@ crash_files() {
     if [ "$2" = aflpp ]; then
         find "$1/out/default/crashes" -name 'id:*' 2>/dev/null
     else
-        find "$1/crashes" -type f
+        find "$1/crashes" -maxdepth 1 -type f
     fi
 }
 

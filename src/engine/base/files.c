@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h> /* renameat(2) only: no streams here */
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char hexdigit[] = "0123456789abcdef";
@@ -46,8 +47,7 @@ void sift_sha1_hex(const uint8_t *data, size_t size, char out[41])
     out[40] = '\0';
 }
 
-/* Appends S to DST (holding *LEN bytes) within CAP, keeping room for the NUL. */
-static bool append(char *dst, size_t *len, size_t cap, const char *s)
+bool sift_file_append(char *dst, size_t *len, size_t cap, const char *s)
 {
     size_t n = strlen(s);
     if (*len + n >= cap) return false;
@@ -56,7 +56,7 @@ static bool append(char *dst, size_t *len, size_t cap, const char *s)
     return true;
 }
 
-static bool append_u64(char *dst, size_t *len, size_t cap, uint64_t v)
+bool sift_file_append_u64(char *dst, size_t *len, size_t cap, uint64_t v, unsigned width)
 {
     char digits[21];
     int n = 20;
@@ -64,8 +64,8 @@ static bool append_u64(char *dst, size_t *len, size_t cap, uint64_t v)
     do {
         digits[--n] = (char)('0' + v % 10);
         v /= 10;
-    } while (v);
-    return append(dst, len, cap, digits + n);
+    } while (v || 20 - n < (int)width);
+    return sift_file_append(dst, len, cap, digits + n);
 }
 
 /* Every temporary name in a process differs, even with two threads writing the same path. */
@@ -79,10 +79,12 @@ static bool temp_name(const char *path, char *tmp, size_t cap)
     memcpy(tmp, path, dirlen);
     tmp[dirlen] = '\0';
     size_t len = dirlen;
-    return append(tmp, &len, cap, ".") && append(tmp, &len, cap, path + dirlen) &&
-           append(tmp, &len, cap, ".tmp.") && append_u64(tmp, &len, cap, (uint64_t)getpid()) &&
-           append(tmp, &len, cap, ".") &&
-           append_u64(tmp, &len, cap, atomic_fetch_add(&temp_serial, 1));
+    return sift_file_append(tmp, &len, cap, ".") &&
+           sift_file_append(tmp, &len, cap, path + dirlen) &&
+           sift_file_append(tmp, &len, cap, ".tmp.") &&
+           sift_file_append_u64(tmp, &len, cap, (uint64_t)getpid(), 0) &&
+           sift_file_append(tmp, &len, cap, ".") &&
+           sift_file_append_u64(tmp, &len, cap, atomic_fetch_add(&temp_serial, 1), 0);
 }
 
 int sift_file_temp(const char *path, char *tmp, size_t cap)
@@ -95,6 +97,19 @@ int sift_file_temp(const char *path, char *tmp, size_t cap)
         }
         int fd = openat(sift_file_cwd(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+int sift_file_temp_dir(const char *path, char *tmp, size_t cap)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        if (!temp_name(path, tmp, cap)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (mkdirat(sift_file_cwd(), tmp, 0777) == 0) return 0;
+        if (errno != EEXIST) return -1;
     }
     return -1;
 }

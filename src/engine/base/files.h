@@ -23,6 +23,16 @@ void sift_sha1_hex(const uint8_t *data, size_t size, char out[41]);
  * descriptor open for writing, or -1 with errno set. */
 int sift_file_temp(const char *path, char *tmp, size_t cap);
 
+/* sift_file_temp for a folder: creates it (empty, mode 0777 less the umask) and returns 0, or
+ * -1 with errno set. */
+int sift_file_temp_dir(const char *path, char *tmp, size_t cap);
+
+/* Appends S to DST (holding *LEN bytes, NUL-terminated) within CAP bytes; false, and DST as it
+ * was, when it does not fit. */
+bool sift_file_append(char *dst, size_t *len, size_t cap, const char *s);
+/* Appends V in decimal, zero-padded to WIDTH digits, as sift_file_append. */
+bool sift_file_append_u64(char *dst, size_t *len, size_t cap, uint64_t v, unsigned width);
+
 /* Writes all of DATA to FD. Returns 0, or -1 with errno set (ENOSPC when a write took
  * nothing without an error). */
 int sift_file_write_all(int fd, const uint8_t *data, size_t size);

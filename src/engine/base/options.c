@@ -131,6 +131,11 @@ static const flag flags[] = {
     INT(report_slow_units, 10, 0, INT_MAX,
         "Write an input that runs at least this many seconds, and 10% longer than any before, as "
         "slow-unit-<sha1>."),
+    INT(crash_history, 0, 0, 10000,
+        "Keep copies of the last N inputs run; a crash, timeout or out-of-memory also writes "
+        "them, its own input last, to the folder history-<sha1> beside its artifact, so that a "
+        "crash that depends on the inputs before it (a heap an earlier one corrupted) can be run "
+        "again."),
     BOOL(create_missing_dirs, 0,
          "If 1, create the corpus folders, -features_dir and the folders of -artifact_prefix "
          "and -exact_artifact_path when they do not exist."),

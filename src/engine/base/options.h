@@ -62,6 +62,7 @@ typedef struct {
     long long print_full_coverage;   /* -print_full_coverage: U and C lines at exit */
     const char *mutation_graph_file; /* -mutation_graph_file: how each input taken was made */
     long long report_slow_units;     /* seconds; 0 reports every new slowest input */
+    long long crash_history;         /* -crash_history: inputs written beside a crash's artifact */
     const char *stats_file;
     const char *focus_function;     /* -focus_function: inputs that run it are picked more */
     const char *exit_on_item;       /* SHA-1 of an input whose entry into the corpus ends the run */

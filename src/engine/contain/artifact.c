@@ -13,16 +13,6 @@
 /* The header's promise for the Base64 line. */
 #define BASE64_MAX 1024
 
-/* Appends S to DST (holding *LEN bytes) within CAP, keeping room for the NUL. */
-static bool append(char *dst, size_t *len, size_t cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n >= cap) return false;
-    memcpy(dst + *len, s, n + 1);
-    *len += n;
-    return true;
-}
-
 int sift_artifact_write(const char *prefix, const char *exact_path, const char *kind,
                         const uint8_t *data, size_t size, char *path_out, size_t path_cap)
 {
@@ -31,12 +21,14 @@ int sift_artifact_write(const char *prefix, const char *exact_path, const char *
     size_t len = 0;
     bool fits;
     if (exact_path) {
-        fits = append(path, &len, sizeof(path), exact_path);
+        fits = sift_file_append(path, &len, sizeof(path), exact_path);
     } else {
         char sha[41];
         sift_sha1_hex(data, size, sha);
-        fits = append(path, &len, sizeof(path), prefix) && append(path, &len, sizeof(path), kind) &&
-               append(path, &len, sizeof(path), "-") && append(path, &len, sizeof(path), sha);
+        fits = sift_file_append(path, &len, sizeof(path), prefix) &&
+               sift_file_append(path, &len, sizeof(path), kind) &&
+               sift_file_append(path, &len, sizeof(path), "-") &&
+               sift_file_append(path, &len, sizeof(path), sha);
     }
     if (path_out && path_cap) {
         size_t n = fits && len < path_cap ? len : 0;
@@ -78,4 +70,28 @@ int sift_artifact_write(const char *prefix, const char *exact_path, const char *
     }
     sift_report_flush(&o);
     return rc;
+}
+
+int sift_artifact_write_history(const char *prefix, const char *exact_path, const uint8_t *data,
+                                size_t size, const sift_history *h, const char *argv0)
+{
+    char path[PATH_MAX];
+    size_t len = 0;
+    bool fits;
+    path[0] = '\0';
+    if (exact_path) {
+        fits = sift_file_append(path, &len, sizeof(path), exact_path) &&
+               sift_file_append(path, &len, sizeof(path), ".history");
+    } else {
+        char sha[41];
+        sift_sha1_hex(data, size, sha);
+        fits = sift_file_append(path, &len, sizeof(path), prefix ? prefix : "./") &&
+               sift_file_append(path, &len, sizeof(path), "history-") &&
+               sift_file_append(path, &len, sizeof(path), sha);
+    }
+    if (!fits) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return sift_history_write(h, path, argv0);
 }

@@ -178,6 +178,9 @@ static void dump_unit(const sift_fault *f, const char *kind, const uint8_t *data
         sift_report_unit(data, size);
         sift_artifact_write(f->opts->artifact_prefix, f->opts->exact_artifact_path, kind, data,
                             size, NULL, 0);
+        if (f->history.n)
+            sift_artifact_write_history(f->opts->artifact_prefix, f->opts->exact_artifact_path,
+                                        data, size, &f->history, f->argv0);
     }
     /* Only once written: a report that stalls in the lines above leaves the watcher to it. */
     atomic_store(&g_unit_dumped, true);
@@ -533,7 +536,9 @@ int sift_fault_install(sift_fault *f)
     void *frame;
     backtrace(&frame, 1);
 
-    const char *what = "crash flag";
+    const char *what = "input history";
+    if (sift_history_init(&f->history, (size_t)o->crash_history) != 0) goto fail;
+    what = "crash flag";
     g_fuzz_pid = getpid();
     if (!(g_child_crashed = new_shared_flag())) goto fail;
     what = "alternate signal stack";
@@ -575,6 +580,7 @@ fail:
 
 void sift_fault_begin(sift_fault *f, const uint8_t *data, size_t size)
 {
+    if (!f->inputs_are_files) sift_history_add(&f->history, data, size);
     f->data = data;
     f->size = size;
     atomic_store_explicit(&g_mallocs, 0, memory_order_relaxed);

@@ -4,6 +4,7 @@
 #define SIFT_FAULT_H
 
 #include "engine/base/options.h"
+#include "engine/contain/history.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,6 +62,8 @@ typedef struct {
      * and ClusterFuzz reads. Async-signal-safe. NULL for none. */
     void (*final_stats)(void *ctx);
     void *final_stats_ctx;
+    /* The last -crash_history inputs run, written beside the artifact of a fault. */
+    sift_history history;
 } sift_fault;
 
 /* Installs every handler for the process (once): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
