@@ -153,6 +153,7 @@ void sift_fuzzer_free(sift_fuzzer *f)
     sift_dict_free(&f->dict);
     sift_pcs_free(&f->pcs);
     sift_recdict_free(&f->recdict);
+    sift_history_free(&f->fault.history);
     free(f->buf);
     sift_exec_free(f);
 }
