@@ -51,6 +51,7 @@ static const struct {
     I(mutate_depth, 5, 1, INT_MAX),
     I(close_fd_mask, 0, 0, 3),
     I(use_value_profile, 0, 0, 2),
+    I(values_budget, 6, 0, 100),
     I(use_cmp, 1, 0, 1),
     I(use_memmem, 1, 0, 1),
     I(entropic, 1, 0, 1),

@@ -206,6 +206,13 @@ SIFT_RT_NOINSTR void sift_values_set_mode(sift_rt_state *rt, unsigned mode)
     __atomic_store_n(&rt->values_mode, mode, __ATOMIC_RELEASE);
 }
 
+SIFT_RT_NOINSTR void sift_values_pause(sift_rt_state *rt, bool paused)
+{
+    unsigned mode = __atomic_load_n(&rt->values_mode, __ATOMIC_RELAXED);
+    mode = paused ? mode & ~SIFT_VALUES_FEATURES : mode | SIFT_VALUES_FEATURES;
+    __atomic_store_n(&rt->values_mode, mode, __ATOMIC_RELEASE);
+}
+
 SIFT_RT_NOINSTR bool sift_values_counted(const sift_rt_state *rt)
 {
     return __atomic_load_n(&rt->values_mode, __ATOMIC_RELAXED) & SIFT_VALUES_FEATURES;

@@ -17,6 +17,10 @@
  * after the engine installed its own). */
 void sift_values_set_mode(sift_rt_state *rt, unsigned mode);
 
+/* Leaves values out of the features of the runs to come (PAUSED), or counts them again, in
+ * RT's mode while it counts them; without set_mode's system calls, for one run in many. */
+void sift_values_pause(sift_rt_state *rt, bool paused);
+
 /* Whether RT's mode counts values as features: then instrumented code marks them, skipping
  * those that sift_values_skip_known's snapshot has seen. */
 bool sift_values_counted(const sift_rt_state *rt);

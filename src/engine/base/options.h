@@ -35,6 +35,7 @@ typedef struct {
     long long mutate_depth;  /* the most operators stacked on one mutant */
     long long close_fd_mask; /* 1: close stdout, 2: close stderr */
     long long use_value_profile;
+    long long values_budget; /* percent of a run that value features may add, 100 = on every run */
     long long use_cmp;
     long long use_memmem; /* 0: failed searches give no mutation hints */
     /* Accepted for libFuzzer's scripts; sift's scheduling stands in (docs/scheduling.md). */

@@ -81,7 +81,16 @@ void sift_exec_free(sift_fuzzer *f)
 void sift_exec_arm_values(sift_fuzzer *f)
 {
     unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES) ? SIFT_VALUES_FEATURES : 0;
-    if (sift_values_count(f->exec.rt)) sift_values_set_mode(f->exec.rt, values);
+    if (!sift_values_count(f->exec.rt)) return;
+    sift_values_set_mode(f->exec.rt, values);
+    unsigned budget = (unsigned)(f->opts->values_budget * SIFT_VALUES_SHARE_ONE / 100);
+    f->exec.values_shared = values && budget < SIFT_VALUES_SHARE_ONE;
+    sift_values_share_init(&f->exec.values_share, budget, (uint64_t)f->opts->seed);
+}
+
+void sift_exec_mutant_next(sift_fuzzer *f)
+{
+    f->exec.mutant_next = f->exec.values_shared;
 }
 
 void sift_exec_print_modules(const sift_rt_state *rt)
@@ -150,6 +159,12 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
                            bool listed)
 {
     sift_values_skip_known(f->exec.rt, listed ? NULL : f->snap);
+    bool shared = f->exec.mutant_next && !listed;
+    f->exec.mutant_next = false;
+    bool values = !shared || sift_values_share_next(&f->exec.values_share);
+    if (!values) sift_values_pause(f->exec.rt, true);
+    if (counted) f->exec.values_missed = !values;
+    f->exec.exported = false;
     bool owned;
     uint8_t *copy = copy_input(&f->exec, data, size, &owned);
     const uint8_t *in = copy ? copy : data;
@@ -176,6 +191,8 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     sift_fault_end(&f->fault);
     f->exec.end_ns = end;
     uint64_t dt = end - t0;
+    if (shared) sift_values_share_took(&f->exec.values_share, values, dt);
+    if (!values) sift_values_pause(f->exec.rt, false);
     if (owned) free(copy);
     f->stats.execs += counted;
     if (counted) f->stats.run_ns += dt;
@@ -239,7 +256,19 @@ static void take_features(sift_fuzzer *f)
         f->exec.export_cap = len;
     }
     reset_unjudged(f);
-    if (rc == SIFT_OK) sift_export_foreach(f->exec.export_buf, len, add_feature, &f->exec.features);
+    if (rc != SIFT_OK) return;
+    f->exec.exported = true;
+    f->exec.export_len = len;
+    sift_export_foreach(f->exec.export_buf, len, add_feature, &f->exec.features);
+}
+
+void sift_exec_fold_missed_values(sift_fuzzer *f)
+{
+    sift_exec *x = &f->exec;
+    if (!x->values_missed || !x->exported) return;
+    sift_novelty novelty;
+    check_shape(sift_snapshot_import(f->snap, x->export_buf, x->export_len, &novelty));
+    x->values_missed = false;
 }
 
 uint64_t sift_exec_features(sift_fuzzer *f, const uint8_t *data, size_t size, bool rerun)

@@ -7,6 +7,7 @@
 
 #include "engine/contain/fault.h"
 #include "engine/core/corpus.h"
+#include "engine/core/values_share.h"
 #include "rt/rt.h"
 #include "sift/snapshot.h"
 
@@ -37,6 +38,14 @@ typedef struct {
      * process's own again (LOUD_STDERR, a copy) between runs, so that sift's lines still show,
      * as libFuzzer's, which prints through a copy. Both -1 otherwise. */
     int quiet_stderr, loud_stderr;
+    /* Whether value features count on a share of the mutants' runs only (values_share.h), and
+     * whether the next run is a mutant's. */
+    bool values_shared, mutant_next;
+    sift_values_share values_share;
+    /* The last counted run left values out, and whether EXPORT_BUF holds the export of the
+     * run after it (of EXPORT_LEN bytes). */
+    bool values_missed, exported;
+    size_t export_len;
 } sift_exec;
 
 /* The counters per domain a snapshot of RT's maps needs: every module loaded now, and room for
@@ -48,8 +57,18 @@ void sift_exec_capacity(const sift_rt_state *rt, size_t cap[SIFT_DOMAIN_COUNT]);
 int sift_exec_init(sift_fuzzer *f, size_t cap[SIFT_DOMAIN_COUNT]);
 void sift_exec_free(sift_fuzzer *f);
 
-/* Turns the inline value features on when they count (after the fault handlers are in). */
+/* Turns the inline value features on when they count (after the fault handlers are in), for
+ * every run but those of the mutants that -values_budget leaves them out of. */
 void sift_exec_arm_values(sift_fuzzer *f);
+
+/* Before an input whose judged run left values out is taken into the corpus: folds the value
+ * features that its listing run found into F's snapshot, as a run that counted them would
+ * have, so that no later input passes for new by them. */
+void sift_exec_fold_missed_values(sift_fuzzer *f);
+
+/* The next run is a mutant's, judged on what it adds: value features count in it only when
+ * the share draws it. Runs that list their features count them always. */
+void sift_exec_mutant_next(sift_fuzzer *f);
 
 /* libFuzzer's start-up lines on the instrumented modules of RT, "INFO: Loaded N modules   (M
  * inline 8-bit counters): ..." and "INFO: Loaded N PC tables (M PCs): ...", from which

@@ -175,6 +175,7 @@ static sift_entry *admit(sift_fuzzer *f, const uint8_t *data, size_t size, uint6
     char name[41];
     sift_sha1_hex(data, size, name);
     const sift_features *features = &f->exec.features;
+    sift_exec_fold_missed_values(f);
     sift_entry *e = sift_corpus_add(f->corpus, data, size, features->ids, features->n,
                                     coarse_time(ns), name, f->stats.execs);
     if (!e) return NULL;
@@ -293,6 +294,7 @@ bool sift_fuzzer_try(sift_fuzzer *f, const uint8_t *data, size_t size, bool save
 bool sift_fuzzer_try_mutant(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     uint64_t mean = mean_run_ns(f);
+    sift_exec_mutant_next(f);
     sift_novelty novelty = sift_fuzzer_execute(f, data, size);
     report_slow_unit(f, data, size);
     sift_fuzzer_check_leaks(f, data, size);
@@ -317,6 +319,7 @@ bool sift_fuzzer_try_smaller(sift_fuzzer *f, const uint8_t *data, size_t size,
      * its smaller mutants may take over, pays it. The others list no value feature the snapshot
      * knows, and their edges and comparisons decide. */
     bool complete = !sift_values_counted(f->exec.rt) || parent->tops[SIFT_DOMAIN_VALUES] > 0;
+    sift_exec_mutant_next(f);
     sift_novelty novelty = sift_exec_judge_features(f, data, size, complete, &ns);
     report_slow_unit(f, data, size);
     sift_fuzzer_check_leaks(f, data, size);
@@ -360,6 +363,8 @@ static sift_progress progress(const sift_fuzzer *f, uint64_t now)
         .slow_finds = f->stats.slow_finds,
         .rss_mb = sift_fault_rss_mb(),
         .seed = f->opts->seed,
+        .values_shared = f->exec.values_shared,
+        .values_share = f->exec.values_share.share * 100 / SIFT_VALUES_SHARE_ONE,
     };
     sift_snapshot_count(f->snap, SIFT_DOMAIN_BIT(SIFT_DOMAIN_EDGES), &p.cov, NULL);
     sift_snapshot_count(f->snap, f->mask, NULL, &p.ft);

@@ -104,5 +104,10 @@ void sift_progress_print_final(const sift_progress *p)
         sift_report_u64(&o, values[i]);
         sift_report_str(&o, "\n");
     }
+    if (p->values_shared) {
+        sift_report_str(&o, "stat::values_share_percent: ");
+        sift_report_u64(&o, (uint64_t)p->values_share);
+        sift_report_str(&o, "\n");
+    }
     sift_report_flush(&o);
 }

@@ -43,6 +43,8 @@ typedef struct {
     uint64_t slow_finds;     /* mutants that reached something new, too slow to keep */
     uint64_t persist_lag_ns; /* longest from a worker's find to its files being in place */
     size_t rss_mb;           /* peak resident memory */
+    bool values_shared;      /* value features count on a share of mutants' runs, */
+    unsigned values_share;   /* this percent of them */
     long long seed;
     bool done;         /* the campaign is over: the final view */
     unsigned nworkers; /* 0 for a single process */
