@@ -414,7 +414,7 @@ static void values_count_on_a_share_of_runs(void **state)
                               cases[i].flags);
         assert_int_equal(rc, 0);
         const char *share = strstr(proc.out, "stat::values_share");
-        if (cases[i].share ? !share || strcmp(share, cases[i].share) : share != NULL)
+        if (cases[i].share ? !share || strcmp(share, cases[i].share) != 0 : share != NULL)
             fail_msg("'%s': %s", cases[i].flags, proc.out);
     }
 }
