@@ -1,6 +1,6 @@
 /* Tests of the share of mutants' runs that count value features (engine/core/values_share.c):
- * the share each measured cost gives, blocks of one mode, every run at a budget of 100%, and
- * one slow run that does not decide. */
+ * the share each measured cost gives, blocks of one mode, every run at a budget of 100%, one
+ * slow run that does not decide, and values that lead the finds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,18 +9,28 @@
 
 #include "engine/core/values_share.h"
 
-enum { ONE = SIFT_VALUES_SHARE_ONE, MOST = ONE - ONE / 16, LEAST = ONE / 32, BUDGET = ONE / 16 };
+enum { ONE = SIFT_VALUES_SHARE_ONE, MOST = ONE - ONE / 64, LEAST = ONE / 32, BUDGET = ONE / 16 };
 
-/* Draws N runs, each taking ON_NS with values and OFF_NS without; returns how many had values. */
-static unsigned run(sift_values_share *s, unsigned n, uint64_t on_ns, uint64_t off_ns)
+/* Draws N runs, each taking ON_NS with values and OFF_NS without, of which one in VALUE_EVERY
+ * of those with values finds something through values alone and one in OTHER_EVERY of all finds
+ * something else (0: none); returns how many had values. */
+static unsigned run_finding(sift_values_share *s, unsigned n, uint64_t on_ns, uint64_t off_ns,
+                            unsigned value_every, unsigned other_every)
 {
     unsigned on = 0;
     for (unsigned i = 0; i < n; i++) {
         bool values = sift_values_share_next(s);
         on += values;
+        if (values && value_every && on % value_every == 0) sift_values_share_found(s, true);
+        if (other_every && i % other_every == 0) sift_values_share_found(s, false);
         sift_values_share_took(s, values, values ? on_ns : off_ns);
     }
     return on;
+}
+
+static unsigned run(sift_values_share *s, unsigned n, uint64_t on_ns, uint64_t off_ns)
+{
+    return run_finding(s, n, on_ns, off_ns, 0, 0);
 }
 
 static void starts_with_values_on_nearly_every_run(void **state)
@@ -29,11 +39,11 @@ static void starts_with_values_on_nearly_every_run(void **state)
     sift_values_share s;
     sift_values_share_init(&s, BUDGET, 1);
     assert_int_equal(s.share, MOST);
-    unsigned on = 0, n = 64 * 400;
+    unsigned on = 0, n = 64 * 2000;
     for (unsigned i = 0; i < n; i++)
         on += sift_values_share_next(&s);
-    /* 400 blocks drawn at 15/16: about 375 with values. */
-    assert_in_range(on / 64, 340, 395);
+    /* 2000 blocks drawn at 63/64: about 1969 with values. */
+    assert_in_range(on / 64, 1940, 1990);
     assert_true(on < n);
 }
 
@@ -111,6 +121,34 @@ static void one_slow_run_does_not_decide(void **state)
     assert_int_equal(s.share, MOST);
 }
 
+/* Values that double a run, and only they find: a state machine whose states run the same code.
+ * The budget would give them a sixteenth of the runs; they get the most. */
+static void values_that_lead_the_finds_get_the_most_share(void **state)
+{
+    (void)state;
+    sift_values_share s;
+    sift_values_share_init(&s, BUDGET, 8);
+    run_finding(&s, 64 * 4000, 2000, 1000, 1000, 0);
+    assert_int_equal(s.share, MOST);
+    /* Edges find again, three times as often per run as values alone: the budget's share. */
+    run_finding(&s, 64 * 4000, 2000, 1000, 1000, 333);
+    assert_int_equal(s.share, BUDGET);
+}
+
+/* Where values more than double a run, their finds must outnumber the others by as much. */
+static void costlier_values_must_lead_by_their_cost(void **state)
+{
+    (void)state;
+    sift_values_share s;
+    sift_values_share_init(&s, BUDGET, 9);
+    /* Values quadruple a run and find twice what the rest finds per run: not enough. */
+    run_finding(&s, 64 * 4000, 4000, 1000, 500, 1000);
+    assert_int_equal(s.share, LEAST);
+    /* Five times: enough. */
+    run_finding(&s, 64 * 4000, 4000, 1000, 200, 1000);
+    assert_int_equal(s.share, MOST);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +159,8 @@ int main(void)
         cmocka_unit_test(values_never_drop_below_the_least_share),
         cmocka_unit_test(a_budget_of_every_run_counts_values_on_every_run),
         cmocka_unit_test(one_slow_run_does_not_decide),
+        cmocka_unit_test(values_that_lead_the_finds_get_the_most_share),
+        cmocka_unit_test(costlier_values_must_lead_by_their_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,7 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     sift_values_skip_known(f->exec.rt, listed ? NULL : f->snap);
     bool shared = f->exec.mutant_next && !listed;
     f->exec.mutant_next = false;
+    f->exec.shared_run = shared;
     bool values = !shared || sift_values_share_next(&f->exec.values_share);
     if (!values) sift_values_pause(f->exec.rt, true);
     if (counted) f->exec.values_missed = !values;
@@ -215,11 +216,29 @@ static void check_shape(int rc)
     exit(1);
 }
 
+/* Folds what the last run covered in the domains of MASK into F's snapshot: what it added. */
+static sift_novelty judge(sift_fuzzer *f, unsigned mask)
+{
+    sift_novelty novelty = SIFT_NOTHING;
+    check_shape(sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, mask, &novelty, NULL));
+    return novelty;
+}
+
+/* What a mutant's run under the share added, judged in two passes, its value features apart,
+ * so that the share learns whether values alone found it. */
+static sift_novelty judge_shared(sift_fuzzer *f)
+{
+    unsigned values = f->mask & SIFT_DOMAIN_BIT(SIFT_DOMAIN_VALUES);
+    sift_novelty other = judge(f, f->mask & ~values), by_values = judge(f, values);
+    if (other != SIFT_NOTHING || by_values != SIFT_NOTHING)
+        sift_values_share_found(&f->exec.values_share, other == SIFT_NOTHING);
+    return other > by_values ? other : by_values;
+}
+
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
     run_target(f, data, size, true, false);
-    sift_novelty novelty = SIFT_NOTHING;
-    check_shape(sift_snapshot_check_and_advance(f->snap, f->exec.rt->map, f->mask, &novelty, NULL));
+    sift_novelty novelty = f->exec.shared_run ? judge_shared(f) : judge(f, f->mask);
     reset_unjudged(f);
     return novelty;
 }

@@ -5,7 +5,7 @@
  * feedback in a stage of its own (AFL++'s CmpLog); here the costly kind runs on a share of the
  * mutants, chosen so that what values add to the campaign's mean execution stays within a
  * budget, measured as the campaign goes. A target whose values cost less than the budget keeps
- * them on nearly every run. */
+ * them on nearly every run, and so does one where values alone find more than the rest. */
 #ifndef SIFT_VALUES_SHARE_H
 #define SIFT_VALUES_SHARE_H
 
@@ -26,8 +26,11 @@ typedef struct {
     sift_rng rng;
     unsigned block_left; /* mutants left in the current block */
     bool block_on;
-    /* Since the last estimate, runs with values and without: their count and nanoseconds. */
+    /* Since the last estimate, runs with values and without: their count and nanoseconds;
+     * finds that values alone made (in runs with them), and finds of edges or comparisons (in
+     * either kind). */
     uint64_t on_runs, off_runs, on_ns, off_ns;
+    uint64_t value_finds, other_finds;
     uint64_t mean_ns; /* of the last estimate's runs, bounding each run's weight */
 } sift_values_share;
 
@@ -37,6 +40,10 @@ void sift_values_share_init(sift_values_share *s, unsigned budget, uint64_t seed
 
 /* Whether the next mutant's run counts values. */
 bool sift_values_share_next(sift_values_share *s);
+
+/* Takes a find of the run that just ended: VALUES_ONLY when nothing but its value features
+ * was new (which only a run with values can find). */
+void sift_values_share_found(sift_values_share *s, bool values_only);
 
 /* Takes the run that just ended, with values (ON) or not, and NS long; sets the share anew once
  * enough runs of both kinds have been seen. */
