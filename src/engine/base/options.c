@@ -79,8 +79,7 @@ static const flag flags[] = {
     INT(values_budget, 6, 0, 100,
         "Percent by which value features may slow the mean execution: they count on as many "
         "mutants' runs as that allows, measured as the campaign goes (at least 1 in 32), and on "
-        "63 in 64 where they find more than edges and comparisons; 100 counts them on every "
-        "run."),
+        "63 in 64 while they find and nothing else does; 100 counts them on every run."),
     BOOL(use_cmp, 1, "If 1, use the operands of the target's comparisons to guide mutations."),
     BOOL(use_memmem, 1,
          "If 1, use the needles of the target's failed strstr and memmem searches to guide "

@@ -1,12 +1,15 @@
 /* Which mutants' runs count function-boundary values (values_share.h). */
 #include "engine/core/values_share.h"
 
-/* One mutant in 64 runs without values even where they cost nothing, so that their cost is
+/* One mutant in 16 runs without values even where they cost nothing, so that their cost is
  * still measured when it grows (a corpus that moves into code of many short calls); one in 32
- * runs with them however much they cost, so that no value feature is out of reach. Blind runs
- * cost more than their number where values lead: on examples/statemachine.c one in 16 without
- * them took 1.5 times the executions to the bug (medians of 30 seeds), one in 64 none more. */
-#define MOST_SHARE  (SIFT_VALUES_SHARE_ONE - SIFT_VALUES_SHARE_ONE / 64)
+ * runs with them however much they cost, so that no value feature is out of reach. */
+#define MOST_SHARE (SIFT_VALUES_SHARE_ONE - SIFT_VALUES_SHARE_ONE / 16)
+/* Where values lead (judge_lead), one in 64 without them: blind runs cost more than their
+ * number there, and on examples/statemachine.c one block in 16 without values took 1.5 times
+ * the executions to the bug (medians of 30 seeds), one in 64 none more. Not the most share
+ * everywhere: at one in 64 an estimate waits for 32,768 runs, more than lcms2's first minute. */
+#define LEAD_SHARE  (SIFT_VALUES_SHARE_ONE - SIFT_VALUES_SHARE_ONE / 64)
 #define LEAST_SHARE (SIFT_VALUES_SHARE_ONE / 32)
 
 /* Mutants in a block. One run without values among many with them (or the other way) costs
@@ -43,33 +46,36 @@ bool sift_values_share_next(sift_values_share *s)
     return s->block_on;
 }
 
-/* Whether progress is in values: runs with them find more through values alone than runs
- * find through edges and comparisons, each per run, and by as many times as values multiply a
- * run's time when that is more than twice (COST, in 1/SHARE_ONE of a run without them). The
- * budget prices values by time alone, as if a find through them were worth little; a value
- * feature is finer than an edge (every order of magnitude of a length), and where edges and
- * comparisons still find, finds through values alone come in numbers and each brings less: in
- * 60-s campaigns harfbuzz's runs with values found 0.3 of the other finds per run that way, and
- * libxml2's 0.08, and campaigns with -features=edges reached more edges in 5 minutes. Where
- * values lead (a state machine whose every state runs the same code, where nothing else finds),
- * the budget would starve the only feedback that finds: values get the most share then,
- * whatever the budget (but 0, which asks for the least). */
-static bool values_lead(const sift_values_share *s, uint64_t cost)
+/* Whether progress is in values alone: since the last estimates (each halves what came
+ * before), runs with values found through them, and nothing else found anything; while nothing
+ * finds at all, the last verdict stands, the last progress having been values'. The budget
+ * prices values by time alone, which starves a target whose progress is only in values (a state
+ * machine whose every state runs the same code, where each deeper state is a find of its own,
+ * thousands of runs apart): values get the lead share there, whatever the budget (but 0, which
+ * asks for the least), and where edges stop finding on any target, until they find again.
+ * Counting each find alike instead (values leading where their finds per run outnumber the
+ * rest) had them leading at the end of 60-s campaigns on all eleven targets of bench/execs'
+ * untuned set that made an estimate in the minute: a value feature is finer than an edge (every
+ * order of magnitude of a length), and late in a campaign finds through values alone come in
+ * numbers and each brings less (bench/results/values-lead-2026-12-07). */
+static bool judge_lead(sift_values_share *s)
 {
-    if (!s->value_finds) return false;
-    uint64_t runs = s->on_runs + s->off_runs;
-    uint64_t price = cost > SIFT_VALUES_SHARE_ONE ? cost : SIFT_VALUES_SHARE_ONE;
-    return s->value_finds * runs * SIFT_VALUES_SHARE_ONE > price * s->other_finds * s->on_runs;
+    if (s->other_finds)
+        s->values_lead = false;
+    else if (s->value_finds)
+        s->values_lead = true;
+    return s->values_lead;
 }
 
 /* The share that keeps what values add within the budget, from the runs since the last
  * estimate: COST is how much longer a run with values took than one without, in
  * 1/SHARE_ONE of the latter. */
-static unsigned share_for(const sift_values_share *s, uint64_t on_mean, uint64_t off_mean)
+static unsigned share_for(sift_values_share *s, uint64_t on_mean, uint64_t off_mean)
 {
+    if (judge_lead(s)) return LEAD_SHARE;
     if (on_mean <= off_mean || off_mean == 0) return MOST_SHARE;
     uint64_t cost = (on_mean - off_mean) * SIFT_VALUES_SHARE_ONE / off_mean;
-    if (cost == 0 || values_lead(s, cost)) return MOST_SHARE;
+    if (cost == 0) return MOST_SHARE;
     uint64_t share = (uint64_t)s->budget * SIFT_VALUES_SHARE_ONE / cost;
     if (share > MOST_SHARE) return MOST_SHARE;
     return share < LEAST_SHARE ? LEAST_SHARE : (unsigned)share;

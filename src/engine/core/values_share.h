@@ -5,7 +5,7 @@
  * feedback in a stage of its own (AFL++'s CmpLog); here the costly kind runs on a share of the
  * mutants, chosen so that what values add to the campaign's mean execution stays within a
  * budget, measured as the campaign goes. A target whose values cost less than the budget keeps
- * them on nearly every run, and so does one where values alone find more than the rest. */
+ * them on nearly every run, and so does one where values find and nothing else does. */
 #ifndef SIFT_VALUES_SHARE_H
 #define SIFT_VALUES_SHARE_H
 
@@ -31,6 +31,7 @@ typedef struct {
      * either kind). */
     uint64_t on_runs, off_runs, on_ns, off_ns;
     uint64_t value_finds, other_finds;
+    bool values_lead; /* as the last estimate that saw a find judged (values_share.c) */
     uint64_t mean_ns; /* of the last estimate's runs, bounding each run's weight */
 } sift_values_share;
 
