@@ -161,7 +161,6 @@ static uint64_t run_target(sift_fuzzer *f, const uint8_t *data, size_t size, boo
     sift_values_skip_known(f->exec.rt, listed ? NULL : f->snap);
     bool shared = f->exec.mutant_next && !listed;
     f->exec.mutant_next = false;
-    f->exec.shared_run = shared;
     bool values = !shared || sift_values_share_next(&f->exec.values_share);
     if (!values) sift_values_pause(f->exec.rt, true);
     if (counted) f->exec.values_missed = !values;
@@ -237,8 +236,9 @@ static sift_novelty judge_shared(sift_fuzzer *f)
 
 sift_novelty sift_fuzzer_execute(sift_fuzzer *f, const uint8_t *data, size_t size)
 {
+    bool shared = f->exec.mutant_next; /* what run_target reads for an unlisted run */
     run_target(f, data, size, true, false);
-    sift_novelty novelty = f->exec.shared_run ? judge_shared(f) : judge(f, f->mask);
+    sift_novelty novelty = shared ? judge_shared(f) : judge(f, f->mask);
     reset_unjudged(f);
     return novelty;
 }

@@ -38,9 +38,9 @@ typedef struct {
      * process's own again (LOUD_STDERR, a copy) between runs, so that sift's lines still show,
      * as libFuzzer's, which prints through a copy. Both -1 otherwise. */
     int quiet_stderr, loud_stderr;
-    /* Whether value features count on a share of the mutants' runs only (values_share.h),
-     * whether the next run is a mutant's, and whether the last run was one under the share. */
-    bool values_shared, mutant_next, shared_run;
+    /* Whether value features count on a share of the mutants' runs only (values_share.h), and
+     * whether the next run is a mutant's. */
+    bool values_shared, mutant_next;
     sift_values_share values_share;
     /* The last counted run left values out, and whether EXPORT_BUF holds the export of the
      * run after it (of EXPORT_LEN bytes). */
