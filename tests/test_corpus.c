@@ -10,6 +10,9 @@
 #include "engine/core/corpus.h"
 #include "support/corpus_add.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +376,41 @@ static void many_random_entries(void **state)
     sift_corpus_free(c);
 }
 
+/* A campaign adds thousands of entries and evicts most of them again. Each entry's block was
+ * once allocated for the longest packing of its features and then shrunk in place: the holes
+ * that evicted entries left were then too small for the next request, and a harfbuzz campaign's
+ * heap held a third of its size free (33 of 108 MB). Here a fourth of it was (0.245) against a
+ * ninth (0.11). glibc's accounting: a sanitizer's allocator keeps its own. */
+static void a_churn_of_evictions_leaves_few_holes(void **state)
+{
+    (void)state;
+#if defined(__GLIBC__) && !__has_feature(address_sanitizer)
+    enum { N = 8000, MAXF = 3000 };
+    static sift_feature_id f[MAXF + MAXF / 2];
+    static uint8_t data[8192];
+    sift_corpus *c = sift_corpus_new();
+    assert_non_null(c);
+    sift_rng rng;
+    sift_rng_seed(&rng, 5);
+    char name[41];
+    for (int i = 0; i < N; i++) {
+        size_t nf = MAXF / 2 + sift_rng_below(&rng, MAXF);
+        for (size_t j = 0; j < nf; j++)
+            f[j] = sift_feature(0, sift_rng_below(&rng, nf * 3 + (size_t)i), 0);
+        snprintf(name, sizeof(name), "%040d", i);
+        size_t size = 6000 + sift_rng_below(&rng, 2000);
+        assert_non_null(
+            sift_corpus_add(c, data, size, f, nf, 1000 + sift_rng_below(&rng, 1000), name, 0));
+        if (i % 64 == 0) sift_corpus_update(c);
+    }
+    struct mallinfo2 heap = mallinfo2();
+    assert_true((double)heap.fordblks < 0.16 * (double)heap.arena);
+    sift_corpus_free(c);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +422,7 @@ int main(void)
         cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(many_random_entries),
         cmocka_unit_test(top_ratings_are_counted_per_domain),
+        cmocka_unit_test(a_churn_of_evictions_leaves_few_holes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,8 +297,14 @@ sift_entry *sift_corpus_add(sift_corpus *c, const uint8_t *data, size_t size,
     c->nodes[c->n] = nd;
     rate_features(c, nd, k);
     size_t at = data ? size : 0, len = sift_fidlist_pack(c->dense, k, c->dense_tmp, nd->block + at);
-    uint8_t *cut = realloc(nd->block, at + len + 1);
-    if (cut) { /* a failure keeps the block as it was, longer */
+    /* A fresh block of the final size, not the first one shrunk in place: shrunk, each block
+     * sat where a request for the longest packing had fitted, and the hole an evicted entry
+     * left was too small for the next such request; a harfbuzz campaign's heap was a third
+     * free. A failure keeps the first block, longer. */
+    uint8_t *cut = malloc(at + len + 1);
+    if (cut) {
+        memcpy(cut, nd->block, at + len);
+        free(nd->block);
         nd->block = cut;
         nd->e.data = data ? cut : NULL;
     }
