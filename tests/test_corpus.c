@@ -379,8 +379,8 @@ static void many_random_entries(void **state)
 /* A campaign adds thousands of entries and evicts most of them again. Each entry's block was
  * once allocated for the longest packing of its features and then shrunk in place: the holes
  * that evicted entries left were then too small for the next request, and a harfbuzz campaign's
- * heap held a third of its size free (33 of 108 MB). Here a fourth of it was (0.245) against a
- * ninth (0.11). glibc's accounting: a sanitizer's allocator keeps its own. */
+ * heap held a third of its size free (33 of 108 MB). This churn left 0.245 of the heap free that
+ * way, 0.11 now. glibc's accounting: a sanitizer's allocator keeps its own. */
 static void a_churn_of_evictions_leaves_few_holes(void **state)
 {
     (void)state;
