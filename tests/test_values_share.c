@@ -129,7 +129,7 @@ static void one_slow_run_does_not_decide(void **state)
 
 /* Values that double a run, and only they find: a state machine whose states run the same code.
  * The budget would give them a sixteenth of the runs; they get 63 in 64, until edges find. */
-static void values_that_lead_the_finds_get_the_most_share(void **state)
+static void values_that_lead_the_finds_get_the_lead_share(void **state)
 {
     (void)state;
     sift_values_share s;
@@ -168,7 +168,7 @@ int main(void)
         cmocka_unit_test(values_never_drop_below_the_least_share),
         cmocka_unit_test(a_budget_of_every_run_counts_values_on_every_run),
         cmocka_unit_test(one_slow_run_does_not_decide),
-        cmocka_unit_test(values_that_lead_the_finds_get_the_most_share),
+        cmocka_unit_test(values_that_lead_the_finds_get_the_lead_share),
         cmocka_unit_test(values_lead_only_where_nothing_else_finds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,9 +70,8 @@ static bool judge_lead(sift_values_share *s)
 /* The share that keeps what values add within the budget, from the runs since the last
  * estimate: COST is how much longer a run with values took than one without, in
  * 1/SHARE_ONE of the latter. */
-static unsigned share_for(sift_values_share *s, uint64_t on_mean, uint64_t off_mean)
+static unsigned share_for(const sift_values_share *s, uint64_t on_mean, uint64_t off_mean)
 {
-    if (judge_lead(s)) return LEAD_SHARE;
     if (on_mean <= off_mean || off_mean == 0) return MOST_SHARE;
     uint64_t cost = (on_mean - off_mean) * SIFT_VALUES_SHARE_ONE / off_mean;
     if (cost == 0) return MOST_SHARE;
@@ -103,7 +102,7 @@ void sift_values_share_took(sift_values_share *s, bool on, uint64_t ns)
     }
     if (s->on_runs < ESTIMATE_RUNS || s->off_runs < ESTIMATE_RUNS) return;
     uint64_t on_mean = s->on_ns / s->on_runs, off_mean = s->off_ns / s->off_runs;
-    s->share = share_for(s, on_mean, off_mean);
+    s->share = judge_lead(s) ? LEAD_SHARE : share_for(s, on_mean, off_mean);
     s->mean_ns = (s->on_ns + s->off_ns) / (s->on_runs + s->off_runs);
     /* Half of what was seen stays for the next estimate: a share that follows the corpus
      * without swinging with each window's few slow inputs. */
