@@ -376,6 +376,37 @@ static void many_random_entries(void **state)
     sift_corpus_free(c);
 }
 
+/* An update reads every feature of every entry and waits until the picks have paid for it: the
+ * slower the campaign's runs, the fewer picks that takes. 100 entries of 5,000 features each,
+ * half a million reads: with a mean run of 1 ms the update comes within a few hundred picks; at
+ * 1 us, and before the mean is known, only after some 30,000. (By picks alone, a 60-s libxml2
+ * campaign was never updated.) */
+static void slow_runs_update_the_corpus_sooner(void **state)
+{
+    (void)state;
+    enum { ENTRIES = 100, FEATURES = 5000 };
+    static sift_feature_id ids[FEATURES];
+    const uint64_t mean_ns[] = {0, 1000, 1000000};
+    for (size_t m = 0; m < sizeof(mean_ns) / sizeof(mean_ns[0]); m++) {
+        sift_corpus *c = sift_corpus_new();
+        char name[8];
+        for (size_t i = 0; i < ENTRIES; i++) {
+            for (size_t j = 0; j < FEATURES; j++)
+                ids[j] = sift_feature(0, (uint32_t)(i * FEATURES + j), 0);
+            snprintf(name, sizeof(name), "e%zu", i);
+            assert_non_null(add_list(c, name, 1, 0, ids, FEATURES));
+        }
+        sift_corpus_set_mean_run(c, mean_ns[m]);
+        sift_rng rng;
+        sift_rng_seed(&rng, 1);
+        for (int pick = 0; pick < 1000; pick++)
+            assert_non_null(sift_corpus_pick(c, &rng));
+        /* Each entry owns its features: an update makes every one favored. */
+        assert_int_equal(sift_corpus_favored(c), mean_ns[m] == 1000000 ? ENTRIES : 0);
+        sift_corpus_free(c);
+    }
+}
+
 /* A campaign adds thousands of entries and evicts most of them again. Each entry's block was
  * once allocated for the longest packing of its features and then shrunk in place: the holes
  * that evicted entries left were then too small for the next request, and a harfbuzz campaign's
@@ -422,6 +453,7 @@ int main(void)
         cmocka_unit_test(a_smaller_input_outranks_per_feature),
         cmocka_unit_test(many_random_entries),
         cmocka_unit_test(top_ratings_are_counted_per_domain),
+        cmocka_unit_test(slow_runs_update_the_corpus_sooner),
         cmocka_unit_test(a_churn_of_evictions_leaves_few_holes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
