@@ -9,16 +9,17 @@
 #include <string.h>
 
 /* An update reads every feature of every entry. It waits until the picks since the last one
- * have paid for its reads: UPDATE_READS_PER_PICK each, a few tens of nanoseconds of bookkeeping
- * per pick at most, or, where the campaign's runs are slow, the reads that UPDATE_TIME_SHARE of
- * a mean run buys at UPDATE_READ_NS a read (an update of libxml2's corpus read 10 to 13 million
- * features in about 19 ms). By picks alone, a corpus of slow inputs with thousands of features
- * each was never updated in a 60-s libxml2 campaign (10 million reads: 600,000 picks, at
- * 2,500 executions a second): no favored set, no weighing by speed, rarities as they were when
- * each entry came; bench/results/update-by-time-2026-12-08. */
+ * have paid for its reads, each UPDATE_READS_PER_PICK (a few tens of nanoseconds of bookkeeping
+ * per pick at most) or, for a parent of much work, UPDATE_READS_PER_WORK a unit of its work
+ * (sift_sched_work): on libxml2's and harfbuzz's harnesses a unit took about 10 ns of the
+ * campaign's mean run (7,502 units in 79 us, 11,692 in 131 us), so a pick pays 1% of its run at
+ * 2 ns a read (an update of a libxml2 corpus read 10 to 13 million features in about 19 ms).
+ * Work and not the measured time, so that a seeded campaign updates at the same picks on every
+ * run. By picks alone, a 60-s libxml2 campaign (10 million reads, 600,000 picks' worth, at
+ * 2,500 executions a second) was never updated: no favored set, no weighing by speed,
+ * rarities as they were when each entry came; bench/results/corpus-update-2026-12-08. */
 #define UPDATE_READS_PER_PICK 16.0
-#define UPDATE_TIME_SHARE     0.01
-#define UPDATE_READ_NS        2.0
+#define UPDATE_READS_PER_WORK 0.05
 
 sift_corpus *sift_corpus_new(void)
 {
@@ -352,13 +353,12 @@ sift_entry *sift_corpus_pick(sift_corpus *c, sift_rng *rng)
      * turn fuzzing into bookkeeping. Amortised over the picks, it costs a small fixed share;
      * new entries are picked meanwhile with the weight they were added with. */
     double reads = (double)(c->n + c->entry_feats);
-    double per_pick = c->mean_run * UPDATE_TIME_SHARE / UPDATE_READ_NS;
-    if (per_pick < UPDATE_READS_PER_PICK) per_pick = UPDATE_READS_PER_PICK;
-    if (c->dirty && ((double)c->picks_since_update * per_pick >= reads || !c->nactive))
-        sift_corpus_update(c);
+    if (c->dirty && (c->update_paid >= reads || !c->nactive)) sift_corpus_update(c);
     if (!c->nactive) return NULL;
-    c->picks_since_update++;
-    return &c->nodes[sift_sched_pick(c, rng)]->e;
+    struct node *nd = c->nodes[sift_sched_pick(c, rng)];
+    double paid = nd->work * UPDATE_READS_PER_WORK;
+    c->update_paid += paid > UPDATE_READS_PER_PICK ? paid : UPDATE_READS_PER_PICK;
+    return &nd->e;
 }
 
 void sift_corpus_found(sift_corpus *c, sift_entry *parent)

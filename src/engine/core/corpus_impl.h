@@ -56,13 +56,13 @@ struct sift_corpus {
     uint32_t *dense;           /* scratch: an added entry's dense indices */
     sift_feature_id *ids_tmp;  /* scratch for sorting each of the two */
     uint32_t *dense_tmp;
-    size_t idscap; /* of all four */
-    uint64_t picks_since_update;
-    size_t fen_n;     /* entries in the Fenwick tree: those added later wait for an update */
-    double fen_sum;   /* the total weight in it, kept as weights change */
-    double mean_work; /* mean work of the live entries at the last update */
-    double mean_run;  /* the campaign's mean execution time, 0 when not known */
-    bool dirty;       /* entries were added since the last update */
+    size_t idscap;      /* of all four */
+    double update_paid; /* reads the picks since the last update have paid for */
+    size_t fen_n;       /* entries in the Fenwick tree: those added later wait for an update */
+    double fen_sum;     /* the total weight in it, kept as weights change */
+    double mean_work;   /* mean work of the live entries at the last update */
+    double mean_run;    /* the campaign's mean execution time, 0 when not known */
+    bool dirty;         /* entries were added since the last update */
 };
 
 /* The packed dense indices of ND's features (fidlist.h), after its input. */

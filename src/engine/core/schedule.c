@@ -227,7 +227,7 @@ void sift_sched_rebuild(sift_corpus *c)
     }
     fen_rebuild(c);
     c->dirty = false;
-    c->picks_since_update = 0;
+    c->update_paid = 0;
 }
 
 /* One draw by weight. */
