@@ -12,14 +12,14 @@
  * have paid for its reads, each UPDATE_READS_PER_PICK (a few tens of nanoseconds of bookkeeping
  * per pick at most) or, for a parent of much work, UPDATE_READS_PER_WORK a unit of its work
  * (sift_sched_work): on libxml2's and harfbuzz's harnesses a unit took about 10 ns of the
- * campaign's mean run (7,502 units in 79 us, 11,692 in 131 us), so a pick pays 1% of its run at
+ * campaign's mean run (7,502 units in 79 us, 11,692 in 131 us), so a pick pays 0.2% of its run at
  * 2 ns a read (an update of a libxml2 corpus read 10 to 13 million features in about 19 ms).
  * Work and not the measured time, so that a seeded campaign updates at the same picks on every
  * run. By picks alone, a 60-s libxml2 campaign (10 million reads, 600,000 picks' worth, at
  * 2,500 executions a second) was never updated: no favored set, no weighing by speed,
  * rarities as they were when each entry came; bench/results/corpus-update-2026-12-08. */
 #define UPDATE_READS_PER_PICK 16.0
-#define UPDATE_READS_PER_WORK 0.05
+#define UPDATE_READS_PER_WORK 0.01
 
 sift_corpus *sift_corpus_new(void)
 {
